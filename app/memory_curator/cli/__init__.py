@@ -1,0 +1,1 @@
+"""Composition root for the command line."""

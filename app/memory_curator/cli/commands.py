@@ -1,0 +1,233 @@
+"""One function per CLI command, registered in ``COMMANDS``. Each opens the vault, does one thing, closes."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+from memory_curator.cli import output
+from memory_curator.core.config import MemoryConfig
+from memory_curator.core.model import SEARCH_MODES, SORT_KEYS
+from memory_curator.core.service import MemoryService
+
+Command = Callable[[argparse.Namespace, Path, MemoryConfig], int | None]
+COMMANDS: dict[str, Command] = {}
+_SPECS: dict[str, tuple[str, Callable[[argparse.ArgumentParser], None] | None]] = {}
+
+
+def command(name: str, help: str, configure: Callable[[argparse.ArgumentParser], None] | None = None):
+    """Register a command: its help text and a function adding its arguments."""
+
+    def wrap(fn: Command) -> Command:
+        COMMANDS[name] = fn
+        _SPECS[name] = (help, configure)
+        return fn
+
+    return wrap
+
+
+def register_all(sub: argparse._SubParsersAction) -> None:
+    for name, (help, configure) in _SPECS.items():
+        p = sub.add_parser(name, help=help, description=help)
+        p.add_argument("--json", action="store_true", help="machine-readable output")
+        if configure is not None:
+            configure(p)
+
+
+def _open(args: argparse.Namespace, vault: Path, config: MemoryConfig) -> MemoryService:
+    return MemoryService.open(vault, embedder=args.embedder, config=config)
+
+
+def _read_content(value: str | None) -> str:
+    if value is None or value == "-":
+        return sys.stdin.read()
+    return value
+
+
+def _keywords(value: str | None) -> list[str] | None:
+    if value is None:
+        return None
+    return [k.strip() for k in value.split(",") if k.strip()]
+
+
+# -- add / get / update / delete ------------------------------------------------------------------------
+
+
+def _add_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("content", nargs="?", help="the memory's text (markdown); '-' or omitted reads stdin")
+    p.add_argument("-t", "--title")
+    p.add_argument("-c", "--category", default="context")
+    p.add_argument("-k", "--keywords", help="comma-separated tags")
+    p.add_argument("-s", "--session")
+    p.add_argument("--source", default="user", choices=("user", "ai", "system"))
+    p.add_argument("--salience", type=float, default=None)
+
+
+@command("add", "save a new memory", _add_args)
+def cmd_add(args, vault, config):
+    with _open(args, vault, config) as svc:
+        item = svc.save(_read_content(args.content), category=args.category, title=args.title,
+                        keywords=_keywords(args.keywords), session_id=args.session, source=args.source,
+                        salience=args.salience)
+        if args.json:
+            output.emit_json(item)
+        else:
+            print(output.item_line(item))
+            if not item.embedded and svc.embedder is not None:
+                output.warn("saved without embedding (embedder unavailable); run `memory-curator reindex` later")
+
+
+def _id_arg(p: argparse.ArgumentParser) -> None:
+    p.add_argument("id")
+
+
+@command("get", "show one memory", _id_arg)
+def cmd_get(args, vault, config):
+    with _open(args, vault, config) as svc:
+        item = svc.get(args.id)
+        if item is None:
+            output.error(f"No memory with id {args.id!r} in this vault.", args.json, code="NOT_FOUND")
+            return 1
+        output.emit_json(item) if args.json else print(output.item_full(item))
+
+
+def _update_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("id")
+    p.add_argument("--content", help="new text; '-' reads stdin")
+    p.add_argument("-t", "--title")
+    p.add_argument("-c", "--category")
+    p.add_argument("-k", "--keywords", help="comma-separated tags (replaces the old ones)")
+    p.add_argument("-s", "--session")
+    p.add_argument("--salience", type=float)
+
+
+@command("update", "change a memory", _update_args)
+def cmd_update(args, vault, config):
+    with _open(args, vault, config) as svc:
+        content = _read_content(args.content) if args.content is not None else None
+        item = svc.update(args.id, content=content, title=args.title, category=args.category,
+                          keywords=_keywords(args.keywords), session_id=args.session, salience=args.salience)
+        output.emit_json(item) if args.json else print(output.item_line(item))
+
+
+@command("delete", "move a memory to the vault's trash", _id_arg)
+def cmd_delete(args, vault, config):
+    with _open(args, vault, config) as svc:
+        ok = svc.delete(args.id)
+        if args.json:
+            output.emit_json({"deleted": ok, "id": args.id})
+        elif ok:
+            print(f"moved {args.id} to the trash")
+        else:
+            output.error(f"No memory with id {args.id!r} in this vault.", False)
+        return 0 if ok else 1
+
+
+# -- search / list / stats ------------------------------------------------------------------------------
+
+
+def _search_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("query")
+    p.add_argument("-n", "--limit", type=int, default=5)
+    p.add_argument("-m", "--mode", choices=SEARCH_MODES, default="hybrid")
+    p.add_argument("-c", "--category")
+    p.add_argument("-s", "--session")
+    p.add_argument("--min-salience", type=float, default=0.0)
+    p.add_argument("--sort", choices=SORT_KEYS, default="relevance")
+    p.add_argument("--keyword-weight", type=float, default=None)
+
+
+@command("search", "search memories (hybrid, semantic or keyword)", _search_args)
+def cmd_search(args, vault, config):
+    with _open(args, vault, config) as svc:
+        results = svc.search(args.query, limit=args.limit, mode=args.mode, category=args.category,
+                             session_id=args.session, min_salience=args.min_salience, sort_by=args.sort,
+                             keyword_weight=args.keyword_weight)
+        if args.json:
+            output.emit_json({"results": results, "warnings": list(svc.last_warnings)})
+            return 0
+        for w in svc.last_warnings:
+            output.warn(w)
+        if not results:
+            print("no matches")
+            return 1
+        for i, r in enumerate(results, start=1):
+            print(output.result_line(i, r))
+
+
+def _list_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("-c", "--category")
+    p.add_argument("-s", "--session")
+    p.add_argument("-n", "--limit", type=int, default=50)
+    p.add_argument("--offset", type=int, default=0)
+    p.add_argument("--order", choices=("updated", "created", "title", "salience", "session"), default="updated")
+
+
+@command("list", "list memories", _list_args)
+def cmd_list(args, vault, config):
+    with _open(args, vault, config) as svc:
+        items = svc.list_memories(category=args.category, session_id=args.session, limit=args.limit,
+                                  offset=args.offset, order_by=args.order)
+        if args.json:
+            output.emit_json(items)
+        else:
+            for it in items:
+                print(output.item_line(it))
+
+
+@command("stats", "counts, tokens, salience, index size, embedder")
+def cmd_stats(args, vault, config):
+    with _open(args, vault, config) as svc:
+        stats = svc.stats()
+        status = svc.embedder_status()
+        problems = svc.problems()
+        if args.json:
+            output.emit_json({"stats": stats, "embedder": status, "problems": problems})
+            return
+        print(f"vault:        {svc.vault.root}")
+        print(f"memories:     {stats.total_count}  ({', '.join(f'{k} {v}' for k, v in sorted(stats.by_category.items()))})")
+        print(f"tokens:       ~{stats.total_tokens}")
+        print(f"salience:     {stats.avg_salience:.2f} on average")
+        print(f"embedded:     {stats.embedded_count} ({stats.unembedded_count} waiting)  model: {stats.embedding_model or '-'}")
+        print(f"embedder:     {status.detail}")
+        print(f"index:        {stats.index_size_bytes / 1e6:.1f} MB")
+        print(f"trash:        {stats.trash_count}")
+        for p in problems:
+            output.warn(f"unreadable file {p.path}: {p.reason}")
+
+
+# -- maintenance ------------------------------------------------------------------------------------------
+
+
+@command("rebuild", "rebuild the index from the markdown files")
+def cmd_rebuild(args, vault, config):
+    with _open(args, vault, config) as svc:
+        bar = output.ProgressPrinter("rebuilding")
+        report = svc.rebuild_index(embed=svc.embedder is not None and svc.embedder_status().available, progress=bar)
+        bar.finish()
+        data = {"memories": report.added, "problems": [{"path": p, "reason": r} for p, r in report.problems]}
+        if args.json:
+            output.emit_json(data)
+        else:
+            print(f"indexed {report.added} memories")
+            for p, r in report.problems:
+                output.warn(f"skipped {p}: {r}")
+
+
+def _reindex_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--model", help="switch the vault to another model: PROVIDER[:MODEL], e.g. ollama:bge-m3 or local")
+
+
+@command("reindex", "embed memories that have no vectors yet (or switch model with --model)", _reindex_args)
+def cmd_reindex(args, vault, config):
+    with _open(args, vault, config) as svc:
+        bar = output.ProgressPrinter("embedding")
+        if args.model:
+            provider, _, model = args.model.partition(":")
+            n = svc.change_embedder(provider, model or None, progress=bar)
+        else:
+            n = svc.reindex_missing(progress=bar)
+        bar.finish()
+        output.emit_json({"embedded": n}) if args.json else print(f"embedded {n} memories")

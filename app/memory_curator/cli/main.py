@@ -1,0 +1,67 @@
+"""``memory-curator``: the command line over the same engine as the desktop app.
+
+Exit codes: 0 ok, 1 not found / nothing done, 2 bad input (usage or validation), 3 environment problem
+(storage, index, embedder), 130 cancelled.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from memory_curator import __version__
+from memory_curator.cli import output
+from memory_curator.cli.commands import COMMANDS, register_all
+from memory_curator.core.errors import Cancelled, CuratorError, MemoryNotFoundError, ValidationError
+from memory_curator.environment import config_from_env, default_vault_dir
+
+EXIT_OK, EXIT_NOT_FOUND, EXIT_USAGE, EXIT_ENV, EXIT_CANCELLED = 0, 1, 2, 3, 130
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="memory-curator",
+        description="Curate the long-term memory of LLM assistants. Without a command, opens the desktop app.",
+    )
+    parser.add_argument("--version", action="version", version=f"memory-curator {__version__}")
+    parser.add_argument("--vault", type=Path, default=None,
+                        help="vault folder (default: $MEMORY_CURATOR_VAULT or the user data folder)")
+    parser.add_argument("--embedder", choices=("auto", "ollama", "local", "none"), default="auto",
+                        help="embedding provider (default: auto: the vault's model, or the best available)")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    register_all(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.command is None:
+        from memory_curator.gui.app import run as run_gui  # noqa: PLC0415 - Qt loads only for the app
+
+        return run_gui(vault=args.vault)
+    vault = args.vault or default_vault_dir()
+    as_json = getattr(args, "json", False)
+    try:
+        return COMMANDS[args.command](args, vault, config_from_env()) or EXIT_OK
+    except MemoryNotFoundError as exc:
+        output.error(str(exc), as_json, code=exc.code)
+        return EXIT_NOT_FOUND
+    except ValidationError as exc:
+        output.error(str(exc), as_json, code=exc.code)
+        return EXIT_USAGE
+    except Cancelled as exc:
+        output.error(str(exc), as_json, code="CANCELLED")
+        return EXIT_CANCELLED
+    except CuratorError as exc:
+        output.error(str(exc), as_json, code=getattr(exc, "code", "ERROR"))
+        return EXIT_ENV
+    except KeyboardInterrupt:
+        output.error("Interrupted.", as_json, code="CANCELLED")
+        return EXIT_CANCELLED
+
+
+if __name__ == "__main__":
+    sys.exit(main())

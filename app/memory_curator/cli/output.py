@@ -1,0 +1,92 @@
+"""Printing for the CLI: human text or ``--json``. Values become JSON through one function."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import sys
+from datetime import datetime
+from enum import Enum
+from typing import Any
+
+from memory_curator.core.model import MemoryItem, SearchResult
+
+
+def to_jsonable(value: Any) -> Any:
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {f.name: to_jsonable(getattr(value, f.name)) for f in dataclasses.fields(value)}
+    if isinstance(value, datetime):
+        return value.isoformat().replace("+00:00", "Z")
+    if isinstance(value, Enum):
+        return value.value
+    if isinstance(value, dict):
+        return {str(k): to_jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple, set)):
+        return [to_jsonable(v) for v in value]
+    return value
+
+
+def emit_json(value: Any) -> None:
+    json.dump(to_jsonable(value), sys.stdout, ensure_ascii=False, indent=2)
+    sys.stdout.write("\n")
+
+
+def error(message: str, as_json: bool, code: str = "ERROR") -> None:
+    if as_json:
+        json.dump({"error": {"code": code, "message": message}}, sys.stdout, ensure_ascii=False)
+        sys.stdout.write("\n")
+    else:
+        print(f"memory-curator: {message}", file=sys.stderr)
+
+
+def warn(message: str) -> None:
+    print(f"warning: {message}", file=sys.stderr)
+
+
+def item_line(item: MemoryItem) -> str:
+    flag = "" if item.embedded else "  (not embedded)"
+    return f"{item.id}  [{item.category}]  {item.salience:.2f}  {item.title}{flag}"
+
+
+def item_full(item: MemoryItem) -> str:
+    lines = [
+        f"id:         {item.id}",
+        f"title:      {item.title}",
+        f"category:   {item.category}",
+        f"salience:   {item.salience:.2f}",
+        f"keywords:   {', '.join(item.keywords) or '-'}",
+        f"session:    {item.session_id or '-'}",
+        f"source:     {item.source}",
+        f"created:    {item.created_at.isoformat()}",
+        f"updated:    {item.updated_at.isoformat()}",
+        f"accessed:   {item.access_count} times",
+        f"embedded:   {f'yes, {item.chunk_count} chunk(s)' if item.embedded else 'no'}",
+        f"file:       {item.file_path}",
+        "",
+        item.content,
+    ]
+    return "\n".join(lines)
+
+
+def result_line(rank: int, r: SearchResult) -> str:
+    snippet = " ".join(r.matched_snippet.split())
+    if len(snippet) > 160:
+        snippet = snippet[:157] + "..."
+    return f"{rank:>2}. {r.score:.3f}  {r.memory.title}  [{r.memory.category}]  {r.memory.id}\n    {snippet}"
+
+
+class ProgressPrinter:
+    """A one-line progress display on stderr for long commands (silent when stderr is not a terminal)."""
+
+    def __init__(self, label: str):
+        self.label = label
+        self.tty = sys.stderr.isatty()
+
+    def __call__(self, done: int, total: int, message: str = "") -> None:
+        if self.tty and total:
+            sys.stderr.write(f"\r{self.label}: {done}/{total} {message}   ")
+            sys.stderr.flush()
+
+    def finish(self) -> None:
+        if self.tty:
+            sys.stderr.write("\n")

@@ -1,0 +1,40 @@
+"""Engine configuration: a value passed in by a composition root, never read from globals here."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+def _default_decay() -> dict[str, float]:
+    return {"decisions": 1.0, "summaries": 0.99, "context": 0.90}
+
+
+@dataclass(frozen=True)
+class MemoryConfig:
+    # Embeddings
+    embedder: str = "auto"  # "auto" | "ollama" | "local" | "none"
+    ollama_host: str = "http://localhost:11434"
+    ollama_model: str = "nomic-embed-text"
+    ollama_timeout_s: float = 30.0
+    embed_batch_size: int = 32
+
+    # Chunking (parent-child): tokens are words, or single CJK characters
+    chunk_size: int = 512
+    chunk_overlap: int = 50
+
+    # Search
+    default_search_limit: int = 5
+    max_search_limit: int = 100
+    rrf_k: int = 60
+    keyword_weight: float = 0.5
+
+    # Lifecycle
+    default_salience: float = 0.8
+    category_decay_rates: dict[str, float] = field(default_factory=_default_decay)
+    salience_decay_days: int = 7
+    cleanup_threshold: float = 0.1
+    dedup_threshold: float = 0.95
+    access_log_days: int = 30
+
+    # Bad input
+    max_content_bytes: int = 10 * 1024 * 1024

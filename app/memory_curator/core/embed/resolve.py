@@ -1,0 +1,46 @@
+"""Choosing the embedder for a vault (``auto``, ``ollama``, ``local``, ``none``)."""
+
+from __future__ import annotations
+
+from memory_curator.core.config import MemoryConfig
+from memory_curator.core.embed import local
+from memory_curator.core.embed.base import Embedder, EmbedderSpec
+from memory_curator.core.embed.local import LocalEmbedder
+from memory_curator.core.embed.ollama import OllamaEmbedder
+from memory_curator.core.errors import ValidationError
+
+CHOICES = ("auto", "ollama", "local", "none")
+
+
+def build(spec: EmbedderSpec, config: MemoryConfig) -> Embedder:
+    if spec.provider == "ollama":
+        return OllamaEmbedder(spec.model, config.ollama_host, config.ollama_timeout_s, config.embed_batch_size)
+    if spec.provider == "local":
+        return LocalEmbedder()
+    raise ValidationError(f"Unknown embedding provider {spec.provider!r}: use ollama or local.", field="embedder")
+
+
+def resolve(choice: str, recorded: EmbedderSpec | None, config: MemoryConfig) -> Embedder | None:
+    """The embedder to use, or None for keyword only.
+
+    ``auto`` keeps a vault on the model its vectors came from (even while that provider is down: search then
+    degrades to keyword, it never mixes in another model's vectors). A new vault picks Ollama if it answers
+    and has the model, else the offline model if installed, else none.
+    """
+    if choice not in CHOICES:
+        raise ValidationError(f"Unknown embedder {choice!r}: choose one of {', '.join(CHOICES)}.", field="embedder")
+    if choice == "none":
+        return None
+    if choice == "ollama":
+        model = recorded.model if recorded and recorded.provider == "ollama" else config.ollama_model
+        return build(EmbedderSpec("ollama", model), config)
+    if choice == "local":
+        return LocalEmbedder()
+    if recorded is not None:
+        return build(recorded, config)
+    ollama = OllamaEmbedder(config.ollama_model, config.ollama_host, config.ollama_timeout_s, config.embed_batch_size)
+    if ollama.status().available:
+        return ollama
+    if local.installed():
+        return LocalEmbedder()
+    return None

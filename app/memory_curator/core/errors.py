@@ -1,0 +1,73 @@
+"""One small hierarchy of errors.
+
+``MemoryError_`` subclasses split into problems with the user's environment or input (a message to show,
+saying what to do) and our own bugs (anything else, logged with its traceback).
+"""
+
+from __future__ import annotations
+
+
+class CuratorError(Exception):
+    """Base class. ``str(err)`` is a sentence fit to show a user."""
+
+
+class ValidationError(CuratorError):
+    """Input the engine will not accept (empty content, bad category, salience out of range...)."""
+
+    code = "VALIDATION_ERROR"
+
+    def __init__(self, message: str, *, field: str | None = None):
+        super().__init__(message)
+        self.field = field
+
+
+class MemoryNotFoundError(CuratorError):
+    code = "NOT_FOUND"
+
+    def __init__(self, memory_id: str):
+        super().__init__(f"No memory with id {memory_id!r} in this vault.")
+        self.memory_id = memory_id
+
+
+class StorageError(CuratorError):
+    """Reading or writing a vault file failed (disk full, permissions, a broken file)."""
+
+    code = "STORAGE_ERROR"
+
+
+class VaultFileError(StorageError):
+    """A markdown file in the vault could not be read as a memory. The file is left untouched."""
+
+    def __init__(self, path, reason: str):
+        super().__init__(f"{path}: {reason}")
+        self.path = path
+        self.reason = reason
+
+
+class IndexError_(CuratorError):
+    """The SQLite index failed. It is derived state: rebuilding it from the vault is always safe."""
+
+    code = "INDEX_ERROR"
+
+
+class EmbeddingError(CuratorError):
+    """The embedding provider failed (not reachable, model missing, wrong dimension...)."""
+
+    code = "EMBEDDING_ERROR"
+
+
+class EmbedderUnavailable(EmbeddingError):
+    """The provider cannot be used right now; callers degrade to keyword search."""
+
+
+class DimensionMismatch(EmbeddingError):
+    """A provider returned vectors of another size than the vault's index holds."""
+
+
+class Cancelled(CuratorError):
+    """A long operation was cancelled by its caller. Work done before the cancel is kept."""
+
+    def __init__(self, done: int = 0, total: int = 0):
+        super().__init__(f"Cancelled after {done} of {total}.")
+        self.done = done
+        self.total = total

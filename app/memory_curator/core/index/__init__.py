@@ -1,0 +1,1 @@
+"""The SQLite index: derived state, always rebuildable from the vault."""

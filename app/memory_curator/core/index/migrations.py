@@ -1,0 +1,123 @@
+"""Numbered schema migrations, applied in order at open and recorded in ``schema_migrations``.
+
+Add a function ``m00N_what(conn)`` to ``MIGRATIONS``; never edit one that has shipped.
+The vector table is not here: its dimension depends on the embedding model (see ``vectors.py``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from memory_curator.core.index.db import Connection, complete_statement
+
+
+def run_script(conn: Connection, script: str) -> None:
+    """Run statements one by one: ``executescript`` would COMMIT the migration's transaction."""
+    pending = ""
+    for line in script.splitlines(keepends=True):
+        pending += line
+        if complete_statement(pending):
+            conn.execute(pending)
+            pending = ""
+    if pending.strip():
+        conn.execute(pending)
+
+
+def m001_initial(conn: Connection) -> None:
+    run_script(conn,
+        """
+        CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+
+        -- Parent rows: one per markdown file. pk is an INTEGER PRIMARY KEY so FTS rowids survive VACUUM.
+        CREATE TABLE memories (
+            pk INTEGER PRIMARY KEY,
+            id TEXT NOT NULL UNIQUE,
+            title TEXT NOT NULL,
+            category TEXT NOT NULL,
+            file_path TEXT NOT NULL UNIQUE,
+            salience REAL NOT NULL,
+            created_at TEXT NOT NULL,
+            updated_at TEXT NOT NULL,
+            session_id TEXT,
+            source TEXT NOT NULL,
+            keywords TEXT NOT NULL DEFAULT '[]',  -- JSON list
+            content TEXT NOT NULL,
+            meta_json TEXT NOT NULL DEFAULT '{}', -- the optional frontmatter fields, as JSON
+            file_mtime_ns INTEGER NOT NULL DEFAULT 0,
+            file_size INTEGER NOT NULL DEFAULT 0,
+            chunk_count INTEGER NOT NULL DEFAULT 0,
+            embed_hash TEXT                      -- hash of the text last embedded; NULL = needs embedding
+        );
+        CREATE INDEX idx_memories_category ON memories(category);
+        CREATE INDEX idx_memories_session ON memories(session_id, created_at);
+        CREATE INDEX idx_memories_updated ON memories(updated_at);
+        CREATE INDEX idx_memories_unembedded ON memories(chunk_count) WHERE chunk_count = 0;
+
+        -- Child rows: the chunks that were embedded. The vectors live in chunk_vectors (vec0).
+        CREATE TABLE memory_chunks (
+            chunk_id INTEGER PRIMARY KEY,
+            memory_pk INTEGER NOT NULL REFERENCES memories(pk) ON DELETE CASCADE,
+            chunk_index INTEGER NOT NULL,
+            start_char INTEGER NOT NULL,
+            end_char INTEGER NOT NULL,
+            content_snippet TEXT NOT NULL
+        );
+        CREATE INDEX idx_chunks_memory ON memory_chunks(memory_pk);
+
+        -- Full text. Contentless: we store segmented text (Japanese split into words) and never read it back.
+        CREATE VIRTUAL TABLE memories_fts USING fts5(
+            title, content, keywords,
+            content='', contentless_delete=1,
+            tokenize='unicode61 remove_diacritics 2'
+        );
+
+        -- Access statistics live here, not in the files: a search must not rewrite files.
+        -- Keyed by memory id (not pk) so they survive a rebuild of the memory rows.
+        CREATE TABLE access_stats (
+            memory_id TEXT PRIMARY KEY,
+            access_count INTEGER NOT NULL DEFAULT 0,
+            last_accessed TEXT,
+            importance REAL
+        );
+
+        -- Files the index could not read, with the reason (shown in Vault health).
+        CREATE TABLE vault_problems (file_path TEXT PRIMARY KEY, reason TEXT NOT NULL, seen_at TEXT NOT NULL);
+        """
+    )
+
+
+MIGRATIONS: list[tuple[int, str, Callable[[Connection], None]]] = [
+    (1, "initial", m001_initial),
+]
+
+
+def current_version(conn: Connection) -> int:
+    conn.execute(
+        "CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, "
+        "applied_at TEXT NOT NULL DEFAULT CURRENT_TIMESTAMP)"
+    )
+    row = conn.execute("SELECT MAX(version) FROM schema_migrations").fetchone()
+    return row[0] or 0
+
+
+def migrate(conn: Connection) -> list[int]:
+    """Apply pending migrations, each in its own transaction. Returns the versions applied."""
+    applied = []
+    have = current_version(conn)
+    for version, name, fn in MIGRATIONS:
+        if version <= have:
+            continue
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            # Another process may have migrated while we waited for the lock.
+            if conn.execute("SELECT 1 FROM schema_migrations WHERE version = ?", (version,)).fetchone():
+                conn.execute("COMMIT")
+                continue
+            fn(conn)
+            conn.execute("INSERT INTO schema_migrations (version, name) VALUES (?, ?)", (version, name))
+            conn.execute("COMMIT")
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+        applied.append(version)
+    return applied

@@ -1,0 +1,315 @@
+"""IndexStore: the rows behind the vault. Every row here can be rebuilt from the files."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from memory_curator.core.index import migrations
+from memory_curator.core.index.db import Connection, connect
+from memory_curator.core.index.vectors import VectorTable
+from memory_curator.core.model import MemoryItem, VaultProblem, utcnow
+from memory_curator.core.text.tokens import index_text
+from memory_curator.core.vault.codec import format_dt
+
+_OPTIONAL = (
+    "summary", "expires_at", "scope", "actors", "pinned", "salience_floor", "superseded_by", "supersedes",
+    "consolidated_from", "provenance", "extra",
+)  # fmt: skip
+_TUPLES = {"actors", "supersedes", "consolidated_from"}
+
+MEMORY_COLUMNS = (
+    "m.pk, m.id, m.title, m.category, m.file_path, m.salience, m.created_at, m.updated_at, m.session_id, "
+    "m.source, m.keywords, m.content, m.meta_json, m.chunk_count, "
+    "a.access_count, a.last_accessed, a.importance"
+)
+FROM_MEMORIES = "memories m LEFT JOIN access_stats a ON a.memory_id = m.id"
+
+
+def parse_dt(value: str | None) -> datetime | None:
+    if not value:
+        return None
+    dt = datetime.fromisoformat(value.replace("Z", "+00:00"))
+    return dt if dt.tzinfo else dt.replace(tzinfo=timezone.utc)
+
+
+def _meta_json(item: MemoryItem) -> str:
+    meta: dict[str, Any] = {}
+    for key in _OPTIONAL:
+        value = getattr(item, key)
+        if value in (None, (), {}, False):
+            continue
+        meta[key] = format_dt(value) if isinstance(value, datetime) else value
+    return json.dumps(meta, ensure_ascii=False, default=str)
+
+
+@dataclass(frozen=True)
+class IndexedFile:
+    pk: int
+    id: str
+    file_path: str
+    mtime_ns: int
+    size: int
+
+
+class IndexStore:
+    """Owns one connection. Not thread-safe: lives on the thread that opened it."""
+
+    def __init__(self, conn: Connection, root: Path):
+        self.conn = conn
+        self.root = root
+        self.vectors = VectorTable(conn)
+        self._depth = 0
+
+    @classmethod
+    def open(cls, path: Path, root: Path) -> IndexStore:
+        conn = connect(path)
+        migrations.migrate(conn)
+        return cls(conn, root)
+
+    def close(self) -> None:
+        self.conn.close()
+
+    # -- transactions ---------------------------------------------------------------------------------
+
+    @contextmanager
+    def transaction(self) -> Iterator[None]:
+        """Outermost call is a write transaction; nested calls are savepoints that roll back on their own."""
+        depth = self._depth
+        name = f"sp{depth}"
+        self.conn.execute("BEGIN IMMEDIATE" if depth == 0 else f"SAVEPOINT {name}")
+        self._depth += 1
+        try:
+            yield
+        except BaseException:
+            self._depth -= 1
+            if depth == 0:
+                self.conn.execute("ROLLBACK")
+            else:
+                self.conn.execute(f"ROLLBACK TO {name}")
+                self.conn.execute(f"RELEASE {name}")
+            raise
+        self._depth -= 1
+        self.conn.execute("COMMIT" if depth == 0 else f"RELEASE {name}")
+
+    # -- meta -----------------------------------------------------------------------------------------
+
+    def get_meta(self, key: str) -> str | None:
+        row = self.conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+        return row[0] if row else None
+
+    def set_meta(self, key: str, value: str | None) -> None:
+        if value is None:
+            self.conn.execute("DELETE FROM meta WHERE key = ?", (key,))
+        else:
+            self.conn.execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", (key, value))
+
+    # -- memories -------------------------------------------------------------------------------------
+
+    def upsert(self, item: MemoryItem, rel: str, mtime_ns: int, size: int) -> int:
+        """Insert or replace the row and its full-text entry. Chunks are dropped when the content changed."""
+        row = self.conn.execute("SELECT pk, content, meta_json, title FROM memories WHERE id = ?", (item.id,)).fetchone()
+        keywords = json.dumps(list(item.keywords), ensure_ascii=False)
+        meta_json = _meta_json(item)
+        values = (
+            item.title, item.category, rel, float(item.salience), format_dt(item.created_at),
+            format_dt(item.updated_at), item.session_id, item.source, keywords, item.content, meta_json,
+            mtime_ns, size,
+        )  # fmt: skip
+        if row is None:
+            # A different memory may still hold this path (file rewritten with a new id): drop it first.
+            self.conn.execute("DELETE FROM memories WHERE file_path = ?", (rel,))
+            cur = self.conn.execute(
+                "INSERT INTO memories (title, category, file_path, salience, created_at, updated_at, session_id, "
+                "source, keywords, content, meta_json, file_mtime_ns, file_size, id) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (*values, item.id),
+            )
+            pk = cur.lastrowid
+        else:
+            pk = row[0]
+            self.conn.execute(
+                "UPDATE memories SET title=?, category=?, file_path=?, salience=?, created_at=?, updated_at=?, "
+                "session_id=?, source=?, keywords=?, content=?, meta_json=?, file_mtime_ns=?, file_size=? "
+                "WHERE pk = ?",
+                (*values, pk),
+            )
+            self.conn.execute("DELETE FROM memories_fts WHERE rowid = ?", (pk,))
+        self.conn.execute(
+            "INSERT INTO memories_fts (rowid, title, content, keywords) VALUES (?, ?, ?, ?)",
+            (pk, index_text(item.title), index_text(item.content), index_text(" ".join(item.keywords))),
+        )
+        return pk
+
+    def delete(self, memory_id: str) -> bool:
+        row = self.conn.execute("SELECT pk FROM memories WHERE id = ?", (memory_id,)).fetchone()
+        if row is None:
+            return False
+        self._delete_pk(row[0])
+        return True
+
+    def delete_path(self, rel: str) -> None:
+        row = self.conn.execute("SELECT pk FROM memories WHERE file_path = ?", (rel,)).fetchone()
+        if row is not None:
+            self._delete_pk(row[0])
+
+    def _delete_pk(self, pk: int) -> None:
+        self.clear_chunks(pk)
+        self.conn.execute("DELETE FROM memories_fts WHERE rowid = ?", (pk,))
+        self.conn.execute("DELETE FROM memories WHERE pk = ?", (pk,))
+
+    def clear_all(self) -> None:
+        """Drop every derived row (access statistics stay: they cannot be rebuilt from files)."""
+        self.conn.execute("DELETE FROM memory_chunks")
+        self.conn.execute("DELETE FROM memories_fts")
+        self.conn.execute("DELETE FROM memories")
+        self.conn.execute("DELETE FROM vault_problems")
+        self.vectors.clear()
+
+    def row_to_item(self, row: Sequence[Any]) -> MemoryItem:
+        meta = json.loads(row[12]) if row[12] else {}
+        optional: dict[str, Any] = {}
+        for key, value in meta.items():
+            if key in _TUPLES:
+                value = tuple(value)
+            elif key == "expires_at":
+                value = parse_dt(value)
+            optional[key] = value
+        return MemoryItem(
+            id=row[1],
+            title=row[2],
+            category=row[3],
+            file_path=str(self.root / row[4]),
+            salience=row[5],
+            created_at=parse_dt(row[6]),  # type: ignore[arg-type]
+            updated_at=parse_dt(row[7]),  # type: ignore[arg-type]
+            session_id=row[8],
+            source=row[9],
+            keywords=tuple(json.loads(row[10])),
+            content=row[11],
+            chunk_count=row[13],
+            access_count=row[14] or 0,
+            last_accessed=parse_dt(row[15]),
+            importance=row[16] if row[16] is not None else 0.5,
+            **optional,
+        )
+
+    def get(self, memory_id: str) -> MemoryItem | None:
+        row = self.conn.execute(f"SELECT {MEMORY_COLUMNS} FROM {FROM_MEMORIES} WHERE m.id = ?", (memory_id,)).fetchone()
+        return self.row_to_item(row) if row else None
+
+    def get_many(self, ids: Iterable[str]) -> dict[str, MemoryItem]:
+        ids = list(ids)
+        out: dict[str, MemoryItem] = {}
+        for i in range(0, len(ids), 500):
+            part = ids[i : i + 500]
+            marks = ",".join("?" * len(part))
+            for row in self.conn.execute(f"SELECT {MEMORY_COLUMNS} FROM {FROM_MEMORIES} WHERE m.id IN ({marks})", part):
+                out[row[1]] = self.row_to_item(row)
+        return out
+
+    def get_by_pks(self, pks: Iterable[int]) -> dict[int, MemoryItem]:
+        pks = list(pks)
+        out: dict[int, MemoryItem] = {}
+        for i in range(0, len(pks), 500):
+            part = pks[i : i + 500]
+            marks = ",".join("?" * len(part))
+            for row in self.conn.execute(f"SELECT {MEMORY_COLUMNS} FROM {FROM_MEMORIES} WHERE m.pk IN ({marks})", part):
+                out[row[0]] = self.row_to_item(row)
+        return out
+
+    def file_info(self, memory_id: str) -> IndexedFile | None:
+        row = self.conn.execute(
+            "SELECT pk, id, file_path, file_mtime_ns, file_size FROM memories WHERE id = ?", (memory_id,)
+        ).fetchone()
+        return IndexedFile(*row) if row else None
+
+    def all_files(self) -> dict[str, IndexedFile]:
+        rows = self.conn.execute("SELECT pk, id, file_path, file_mtime_ns, file_size FROM memories")
+        return {r[2]: IndexedFile(*r) for r in rows}
+
+    def pk_of(self, memory_id: str) -> int | None:
+        row = self.conn.execute("SELECT pk FROM memories WHERE id = ?", (memory_id,)).fetchone()
+        return row[0] if row else None
+
+    def set_salience(self, memory_id: str, salience: float) -> None:
+        self.conn.execute("UPDATE memories SET salience = ? WHERE id = ?", (salience, memory_id))
+
+    def count(self) -> int:
+        return self.conn.execute("SELECT COUNT(*) FROM memories").fetchone()[0]
+
+    # -- chunks ---------------------------------------------------------------------------------------
+
+    def clear_chunks(self, pk: int) -> None:
+        ids = [r[0] for r in self.conn.execute("SELECT chunk_id FROM memory_chunks WHERE memory_pk = ?", (pk,))]
+        if ids:
+            self.vectors.delete(ids)
+            self.conn.execute("DELETE FROM memory_chunks WHERE memory_pk = ?", (pk,))
+        self.conn.execute("UPDATE memories SET chunk_count = 0, embed_hash = NULL WHERE pk = ?", (pk,))
+
+    def set_chunks(self, pk: int, chunks: Sequence[tuple[int, int, int, str]], vectors: Sequence[Any], embed_hash: str) -> None:
+        """Replace a memory's chunks: ``chunks`` are (index, start, end, text), one vector each."""
+        self.clear_chunks(pk)
+        for (index, start, end, text), vec in zip(chunks, vectors, strict=True):
+            cur = self.conn.execute(
+                "INSERT INTO memory_chunks (memory_pk, chunk_index, start_char, end_char, content_snippet) "
+                "VALUES (?, ?, ?, ?, ?)",
+                (pk, index, start, end, text),
+            )
+            self.vectors.insert(cur.lastrowid, vec)
+        self.conn.execute(
+            "UPDATE memories SET chunk_count = ?, embed_hash = ? WHERE pk = ?", (len(chunks), embed_hash, pk)
+        )
+
+    def drop_all_vectors(self) -> None:
+        self.conn.execute("DELETE FROM memory_chunks")
+        self.conn.execute("UPDATE memories SET chunk_count = 0, embed_hash = NULL")
+        self.vectors.drop()
+
+    def unembedded_ids(self) -> list[str]:
+        return [r[0] for r in self.conn.execute("SELECT id FROM memories WHERE chunk_count = 0 ORDER BY pk")]
+
+    def unembedded_count(self) -> int:
+        return self.conn.execute("SELECT COUNT(*) FROM memories WHERE chunk_count = 0").fetchone()[0]
+
+    def chunk_texts(self, chunk_ids: Iterable[int]) -> dict[int, tuple[int, str]]:
+        """chunk_id -> (memory pk, snippet)."""
+        ids = list(chunk_ids)
+        out: dict[int, tuple[int, str]] = {}
+        for i in range(0, len(ids), 500):
+            part = ids[i : i + 500]
+            marks = ",".join("?" * len(part))
+            for cid, pk, text in self.conn.execute(
+                f"SELECT chunk_id, memory_pk, content_snippet FROM memory_chunks WHERE chunk_id IN ({marks})", part
+            ):
+                out[cid] = (pk, text)
+        return out
+
+    # -- access statistics ----------------------------------------------------------------------------
+
+    def record_access(self, memory_ids: Iterable[str], when: datetime | None = None) -> None:
+        stamp = format_dt(when or utcnow())
+        self.conn.executemany(
+            "INSERT INTO access_stats (memory_id, access_count, last_accessed) VALUES (?, 1, ?) "
+            "ON CONFLICT(memory_id) DO UPDATE SET access_count = access_count + 1, last_accessed = excluded.last_accessed",
+            [(mid, stamp) for mid in memory_ids],
+        )
+
+    # -- vault problems -------------------------------------------------------------------------------
+
+    def set_problem(self, rel: str, reason: str) -> None:
+        self.conn.execute(
+            "INSERT OR REPLACE INTO vault_problems (file_path, reason, seen_at) VALUES (?, ?, ?)",
+            (rel, reason, format_dt(utcnow())),
+        )
+
+    def clear_problem(self, rel: str) -> None:
+        self.conn.execute("DELETE FROM vault_problems WHERE file_path = ?", (rel,))
+
+    def problems(self) -> list[VaultProblem]:
+        return [VaultProblem(p, r) for p, r in self.conn.execute("SELECT file_path, reason FROM vault_problems ORDER BY 1")]

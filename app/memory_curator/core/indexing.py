@@ -1,0 +1,176 @@
+"""Keeping the index in step with the vault: sync, rebuild, and embedding of chunks."""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from memory_curator.core.config import MemoryConfig
+from memory_curator.core.embed.base import Embedder
+from memory_curator.core.errors import VaultFileError
+from memory_curator.core.index.store import IndexStore
+from memory_curator.core.model import MemoryItem
+from memory_curator.core.progress import Tracker
+from memory_curator.core.text.chunking import chunk_text
+from memory_curator.core.vault.store import Vault
+
+WRITE_BATCH = 2000  # rows per transaction while rebuilding: bounded memory, few commits
+
+
+@dataclass
+class SyncReport:
+    added: int = 0
+    updated: int = 0
+    removed: int = 0
+    unchanged: int = 0
+    problems: list[tuple[str, str]] = field(default_factory=list)
+
+    @property
+    def changed(self) -> int:
+        return self.added + self.updated + self.removed
+
+
+def embedding_chunks(item: MemoryItem, config: MemoryConfig, max_tokens: int | None = None) -> list[tuple[int, int, int, str, str]]:
+    """(index, start, end, snippet, text to embed) per chunk. A summary, when present, is what is embedded
+    (the full text stays searchable by keyword); the title leads every chunk so short chunks keep context."""
+    source = item.summary or item.content
+    size = min(config.chunk_size, max_tokens or config.chunk_size)
+    chunks = chunk_text(source, size, min(config.chunk_overlap, size // 4))
+    if not chunks:
+        return [(0, 0, 0, item.title, item.title)]
+    return [(c.index, c.start, c.end, c.text, f"{item.title}\n{c.text}") for c in chunks]
+
+
+def embed_hash(embedder_key: str, texts: Sequence[str]) -> str:
+    h = hashlib.sha1(embedder_key.encode())
+    for t in texts:
+        h.update(b"\x00" + t.encode("utf-8", "surrogatepass"))
+    return h.hexdigest()
+
+
+def embed_items(
+    store: IndexStore, embedder: Embedder, items: Sequence[tuple[int, MemoryItem]], config: MemoryConfig,
+    tracker: Tracker | None = None,
+) -> int:
+    """Embed the chunks of ``items`` ((pk, item) pairs) in provider batches; each batch commits on its own
+    so a cancel or a provider failure keeps what was done. Returns the number of memories embedded."""
+    ensure_vector_table(store, embedder)
+    done = 0
+    pending: list[tuple[int, list[tuple[int, int, int, str, str]]]] = []
+    pending_texts = 0
+
+    def flush() -> None:
+        nonlocal done, pending, pending_texts
+        if not pending:
+            return
+        texts = [c[4] for _, chunks in pending for c in chunks]
+        vectors = embedder.embed_documents(texts)
+        pos = 0
+        with store.transaction():
+            for pk, chunks in pending:
+                vecs = vectors[pos : pos + len(chunks)]
+                pos += len(chunks)
+                store.set_chunks(pk, [c[:4] for c in chunks], vecs, embed_hash(embedder.key, [c[4] for c in chunks]))
+        done += len(pending)
+        if tracker is not None:
+            tracker.step(len(pending), "embedding")
+        pending, pending_texts = [], 0
+
+    for pk, item in items:
+        chunks = embedding_chunks(item, config, embedder.max_chunk_tokens)
+        pending.append((pk, chunks))
+        pending_texts += len(chunks)
+        if pending_texts >= config.embed_batch_size:
+            flush()
+    flush()
+    return done
+
+
+def ensure_vector_table(store: IndexStore, embedder: Embedder) -> None:
+    """Create the vec0 table for the embedder's dimension on first use."""
+    if store.vectors.exists() and store.vectors.model == embedder.key:
+        return
+    dim = embedder.dimension()
+    with store.transaction():
+        store.drop_all_vectors()
+        store.vectors.create(embedder.key, dim)
+
+
+def index_file(store: IndexStore, vault: Vault, rel: str, seen_ids: dict[str, str] | None = None) -> MemoryItem | None:
+    """Read one file into the index. A broken file is recorded as a problem and left untouched."""
+    st = vault.stat(rel)
+    if st is None:
+        store.delete_path(rel)
+        return None
+    try:
+        item = vault.read(rel)
+    except VaultFileError as exc:
+        store.delete_path(rel)
+        store.set_problem(rel, exc.reason)
+        return None
+    if seen_ids is not None:
+        other = seen_ids.get(item.id)
+        if other is not None and other != rel:
+            store.set_problem(rel, f"has the same id as {other}; give one of them a new id")
+            return None
+        seen_ids[item.id] = rel
+    store.clear_problem(rel)
+    old = store.get(item.id)
+    pk = store.upsert(item, rel, st.mtime_ns, st.size)
+    if old is not None and _embedded_text_changed(old, item):
+        store.clear_chunks(pk)
+    return item
+
+
+def _embedded_text_changed(old: MemoryItem, new: MemoryItem) -> bool:
+    return (old.title, old.content, old.summary) != (new.title, new.content, new.summary)
+
+
+def sync(store: IndexStore, vault: Vault, tracker: Tracker | None = None) -> SyncReport:
+    """Bring the index in line with the files: new and changed files are read, missing ones dropped.
+    Cheap when nothing changed (one stat per file)."""
+    report = SyncReport()
+    indexed = store.all_files()
+    on_disk = {st.rel: st for st in vault.scan()}
+    known_problems = {p.path for p in store.problems()}
+    changed = [
+        rel for rel, st in on_disk.items()
+        if rel not in indexed or indexed[rel].mtime_ns != st.mtime_ns or indexed[rel].size != st.size
+    ]  # fmt: skip
+    gone = [rel for rel in indexed if rel not in on_disk]
+    stale_problems = [p for p in known_problems if p not in on_disk]
+    if tracker is not None:
+        tracker.total = len(changed) + len(gone)
+    seen_ids = {f.id: rel for rel, f in indexed.items() if rel not in changed}
+    for start in range(0, max(len(changed), 1), WRITE_BATCH):
+        part = changed[start : start + WRITE_BATCH]
+        with store.transaction():
+            for rel in part:
+                was_indexed = rel in indexed
+                item = index_file(store, vault, rel, seen_ids)
+                if item is None:
+                    reason = next((p.reason for p in store.problems() if p.path == rel), None) if rel not in known_problems else None
+                    if reason:
+                        report.problems.append((rel, reason))
+                elif was_indexed:
+                    report.updated += 1
+                else:
+                    report.added += 1
+            if tracker is not None:
+                tracker.step(len(part), "reading files")
+    with store.transaction():
+        for rel in gone:
+            store.delete_path(rel)
+            report.removed += 1
+        for rel in stale_problems:
+            store.clear_problem(rel)
+    report.unchanged = len(on_disk) - len(changed)
+    return report
+
+
+def rebuild(store: IndexStore, vault: Vault, tracker: Tracker | None = None) -> SyncReport:
+    """Drop every derived row and read the whole vault again."""
+    with store.transaction():
+        store.clear_all()
+    return sync(store, vault, tracker)

@@ -1,0 +1,136 @@
+"""The engine's value types. Frozen: a changed memory is a new value (``dataclasses.replace``)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from enum import Enum
+from typing import Any
+
+
+class MemoryCategory(str, Enum):
+    """The default categories. Vaults may hold others: a category is any safe folder name."""
+
+    DECISIONS = "decisions"  # architecture choices, technology decisions: never decay
+    SUMMARIES = "summaries"  # session summaries: decay slowly
+    CONTEXT = "context"  # working memory of the active session: decays fast
+
+
+DEFAULT_CATEGORIES: tuple[str, ...] = tuple(c.value for c in MemoryCategory)
+SOURCES: tuple[str, ...] = ("user", "ai", "system")
+SEARCH_MODES: tuple[str, ...] = ("keyword", "semantic", "hybrid")
+SORT_KEYS: tuple[str, ...] = ("relevance", "importance", "recency")
+
+
+def utcnow() -> datetime:
+    # Whole seconds: timestamps are shown to people and written to YAML.
+    return datetime.now(timezone.utc).replace(microsecond=0)
+
+
+@dataclass(frozen=True)
+class MemoryItem:
+    """One thing to remember: a markdown file in the vault plus what the index knows about it."""
+
+    id: str
+    content: str
+    title: str
+    category: str
+    created_at: datetime
+    updated_at: datetime
+    session_id: str | None = None
+    source: str = "user"
+    keywords: tuple[str, ...] = ()
+    salience: float = 0.8
+    # Index-only state (never written to the file).
+    chunk_count: int = 0
+    access_count: int = 0
+    last_accessed: datetime | None = None
+    importance: float = 0.5
+    file_path: str | None = None
+    # Optional frontmatter fields (written only when set).
+    summary: str | None = None
+    expires_at: datetime | None = None
+    scope: str | None = None
+    actors: tuple[str, ...] = ()
+    pinned: bool = False
+    salience_floor: float | None = None
+    superseded_by: str | None = None
+    supersedes: tuple[str, ...] = ()
+    consolidated_from: tuple[str, ...] = ()
+    provenance: dict[str, Any] | None = None
+    # Frontmatter keys this version does not know; kept so a rewrite never drops them.
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def embedded(self) -> bool:
+        return self.chunk_count > 0
+
+    @property
+    def token_estimate(self) -> int:
+        return estimate_tokens(self.content)
+
+
+def estimate_tokens(text: str) -> int:
+    """The seed's estimate: characters / 4."""
+    return len(text) // 4
+
+
+@dataclass(frozen=True)
+class SearchResult:
+    memory: MemoryItem
+    score: float  # 0..1, higher is better
+    distance: float | None  # cosine distance of the best chunk; None when not ranked semantically
+    matched_snippet: str
+    matched_keywords: tuple[str, ...] = ()
+    explanation: RankExplanation | None = None
+
+
+@dataclass(frozen=True)
+class RankExplanation:
+    """How a hit was ranked, so a user can see why a memory was recalled."""
+
+    mode: str
+    keyword_rank: int | None
+    semantic_rank: int | None
+    distance: float | None
+    keyword_contribution: float
+    semantic_contribution: float
+    keyword_weight: float
+    semantic_weight: float
+    rrf_k: int
+    salience: float
+    importance: float
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class MemoryStats:
+    total_count: int
+    by_category: dict[str, int]
+    total_tokens: int
+    avg_salience: float
+    oldest_memory: datetime | None
+    newest_memory: datetime | None
+    index_size_bytes: int
+    embedded_count: int = 0
+    unembedded_count: int = 0
+    embedding_model: str | None = None
+    trash_count: int = 0
+
+
+@dataclass(frozen=True)
+class EmbedderStatus:
+    """What the status bar shows: which provider is active and whether it works."""
+
+    provider: str  # "ollama" | "local" | "none"
+    model: str | None
+    available: bool
+    detail: str  # e.g. "Ollama nomic-embed-text at localhost:11434" or "keyword only — Ollama not reachable"
+
+
+@dataclass(frozen=True)
+class VaultProblem:
+    """A file the index could not read, with the reason. The file itself is never touched."""
+
+    path: str
+    reason: str

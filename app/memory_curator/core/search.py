@@ -1,0 +1,262 @@
+"""Keyword (FTS5), semantic (sqlite-vec KNN) and hybrid search, fused by Reciprocal Rank Fusion.
+
+Each ranker returns memory pks in rank order; fusion adds ``weight / (k + rank)`` per list. Scores are
+mapped into 0..1: keyword and hybrid as the fused score over the best possible one (rank 1 everywhere),
+semantic as the cosine similarity of the best chunk.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from memory_curator.core.embed.base import Embedder
+from memory_curator.core.errors import ValidationError
+from memory_curator.core.index.store import IndexStore
+from memory_curator.core.model import SEARCH_MODES, SORT_KEYS, MemoryItem, RankExplanation, SearchResult
+from memory_curator.core.text import tokens
+from memory_curator.core.text.chunking import chunk_text
+
+# Column weights for bm25(): a hit in the title or the tags says more than one in the body.
+BM25_WEIGHTS = (2.0, 1.0, 1.5)
+
+
+@dataclass(frozen=True)
+class Filters:
+    category: str | None = None
+    session_id: str | None = None
+    min_salience: float = 0.0
+    include_superseded: bool = False
+    scope: str | None = None
+    actor: str | None = None
+
+    def sql(self) -> tuple[str, list]:
+        """A WHERE fragment over ``memories m`` and its parameters."""
+        clauses, params = ["m.salience >= ?"], [float(self.min_salience)]
+        if self.category:
+            clauses.append("m.category = ?")
+            params.append(self.category)
+        if self.session_id:
+            clauses.append("m.session_id = ?")
+            params.append(self.session_id)
+        if not self.include_superseded:
+            clauses.append("json_extract(m.meta_json, '$.superseded_by') IS NULL")
+        if self.scope:
+            clauses.append("json_extract(m.meta_json, '$.scope') = ?")
+            params.append(self.scope)
+        if self.actor:
+            clauses.append(
+                "EXISTS (SELECT 1 FROM json_each(m.meta_json, '$.actors') WHERE json_each.value = ?)"
+            )
+            params.append(self.actor)
+        return " AND ".join(clauses), params
+
+
+@dataclass(frozen=True)
+class SearchOutcome:
+    results: list[SearchResult]
+    mode_used: str
+    warnings: tuple[str, ...] = ()
+
+
+@dataclass
+class _Candidate:
+    pk: int
+    keyword_rank: int | None = None
+    bm25: float | None = None
+    semantic_rank: int | None = None
+    distance: float | None = None
+    chunk_snippet: str | None = None
+    fused: float = 0.0
+    extras: dict = field(default_factory=dict)
+
+
+def keyword_ranked(store: IndexStore, terms: Sequence[str], filters: Filters, n: int) -> list[tuple[int, float]]:
+    match = tokens.fts_match(list(terms))
+    if match is None:
+        return []
+    where, params = filters.sql()
+    w = BM25_WEIGHTS
+    rows = store.conn.execute(
+        f"SELECT m.pk, bm25(memories_fts, {w[0]}, {w[1]}, {w[2]}) AS r FROM memories_fts "
+        f"JOIN memories m ON m.pk = memories_fts.rowid WHERE memories_fts MATCH ? AND {where} ORDER BY r LIMIT ?",
+        [match, *params, n],
+    )
+    return [(pk, r) for pk, r in rows]
+
+
+def semantic_ranked(store: IndexStore, query_vec: Sequence[float], filters: Filters, n: int) -> list[tuple[int, float, str]]:
+    """Nearest memories as (pk, distance of the best chunk, that chunk's text). A memory appears once."""
+    total = store.vectors.count()
+    if total == 0:
+        return []
+    where, params = filters.sql()
+    k = min(total, max(n * 4, 64))
+    while True:
+        hits = store.vectors.knn(query_vec, k)
+        ids = [cid for cid, _ in hits]
+        allowed: dict[int, tuple[int, str]] = {}
+        for i in range(0, len(ids), 500):
+            part = ids[i : i + 500]
+            marks = ",".join("?" * len(part))
+            for cid, pk, text in store.conn.execute(
+                f"SELECT c.chunk_id, c.memory_pk, c.content_snippet FROM memory_chunks c "
+                f"JOIN memories m ON m.pk = c.memory_pk WHERE c.chunk_id IN ({marks}) AND {where}",
+                [*part, *params],
+            ):
+                allowed[cid] = (pk, text)
+        best: dict[int, tuple[float, str]] = {}
+        for cid, dist in hits:
+            if cid in allowed:
+                pk, text = allowed[cid]
+                if pk not in best:
+                    best[pk] = (dist, text)
+        if len(best) >= n or k >= total:
+            ranked = sorted(best.items(), key=lambda kv: kv[1][0])[:n]
+            return [(pk, d, t) for pk, (d, t) in ranked]
+        k = min(total, k * 4)
+
+
+def semantic_weight_for(query: str, embedder: Embedder | None, keyword_weight: float) -> tuple[float, str]:
+    """The semantic list's weight in the fusion, lowered for text the embedder cannot read.
+
+    An English-only model maps Japanese to near-noise vectors; fusing their ranks at full weight buries the
+    memory that keyword search found. The weight falls with the share of CJK characters in the query.
+    """
+    base = 1.0 - keyword_weight
+    if embedder is None or embedder.multilingual:
+        return base, ""
+    share = tokens.cjk_share(query)
+    if share <= 0.0:
+        return base, ""
+    if share >= 0.5:
+        return 0.0, f"semantic ranks ignored: {embedder.model} does not read this language"
+    return base * (1.0 - 2 * share), f"semantic weight lowered: {embedder.model} reads English only"
+
+
+def best_snippet(content: str, terms: Sequence[str], size: int = 120, overlap: int = 20) -> str:
+    """The window of ``content`` holding the most query terms (a chunk of ``size`` tokens)."""
+    chunks = chunk_text(content, size, overlap)
+    if len(chunks) <= 1:
+        return content
+    lowered = [t.lower() for t in terms]
+    best = max(chunks, key=lambda c: sum(c.text.lower().count(t) for t in lowered))
+    return best.text
+
+
+def matched_keywords(item: MemoryItem, terms: Sequence[str]) -> tuple[str, ...]:
+    """The memory's tags a query term points at, then query terms found in the title or text."""
+    out: list[str] = []
+    lowered = [t.lower() for t in terms]
+    for kw in item.keywords:
+        k = kw.lower()
+        if any(k == t or k.startswith(t) or t.startswith(k) for t in lowered):
+            out.append(kw)
+    text = (item.title + "\n" + item.content).lower()
+    for t in lowered:
+        if t in text and t not in (o.lower() for o in out):
+            out.append(t)
+    return tuple(out)
+
+
+def validate(mode: str, sort_by: str, limit: int, keyword_weight: float, max_limit: int) -> None:
+    if mode not in SEARCH_MODES:
+        raise ValidationError(f"Unknown search mode {mode!r}: use {', '.join(SEARCH_MODES)}.", field="mode")
+    if sort_by not in SORT_KEYS:
+        raise ValidationError(f"Unknown sort {sort_by!r}: use {', '.join(SORT_KEYS)}.", field="sort_by")
+    if not 1 <= int(limit) <= max_limit:
+        raise ValidationError(f"limit must be between 1 and {max_limit}.", field="limit")
+    if not 0.0 <= keyword_weight <= 1.0:
+        raise ValidationError("keyword_weight must be between 0 and 1.", field="keyword_weight")
+
+
+def run(
+    store: IndexStore,
+    query: str,
+    *,
+    query_vec: Sequence[float] | None,
+    embedder: Embedder | None,
+    mode: str,
+    limit: int,
+    filters: Filters,
+    sort_by: str = "relevance",
+    keyword_weight: float = 0.5,
+    rrf_k: int = 60,
+    warnings: Sequence[str] = (),
+) -> SearchOutcome:
+    """Rank memories for ``query``. ``query_vec`` is None when semantic ranking is unavailable."""
+    warn = list(warnings)
+    terms = tokens.query_terms(query)
+    mode_used = mode
+    if mode in ("semantic", "hybrid") and query_vec is None:
+        mode_used = "keyword"
+    n = max(limit * 5, 50) if sort_by == "relevance" else max(limit * 10, 200)
+
+    cands: dict[int, _Candidate] = {}
+    if mode_used in ("keyword", "hybrid"):
+        for rank, (pk, bm) in enumerate(keyword_ranked(store, terms, filters, n), start=1):
+            cands.setdefault(pk, _Candidate(pk)).__dict__.update(keyword_rank=rank, bm25=bm)
+    if mode_used in ("semantic", "hybrid") and query_vec is not None:
+        for rank, (pk, dist, text) in enumerate(semantic_ranked(store, query_vec, filters, n), start=1):
+            c = cands.setdefault(pk, _Candidate(pk))
+            c.semantic_rank, c.distance, c.chunk_snippet = rank, dist, text
+
+    if mode_used == "hybrid":
+        wk = keyword_weight
+        ws, note = semantic_weight_for(query, embedder, keyword_weight)
+        if note:
+            warn.append(note)
+    elif mode_used == "keyword":
+        wk, ws, note = 1.0, 0.0, ""
+    else:
+        wk, ws, note = 0.0, 1.0, ""
+    best_possible = (wk + ws) / (rrf_k + 1) or 1.0
+    for c in cands.values():
+        kc = wk / (rrf_k + c.keyword_rank) if c.keyword_rank else 0.0
+        sc = ws / (rrf_k + c.semantic_rank) if c.semantic_rank else 0.0
+        c.fused = kc + sc
+        c.extras = {"kc": kc, "sc": sc}
+
+    # Ties (e.g. semantic-only hits at weight 0) fall back to the better semantic rank, then keyword rank.
+    ordered = sorted(
+        cands.values(),
+        key=lambda c: (-c.fused, c.semantic_rank or 10**9, c.keyword_rank or 10**9),
+    )
+    items = store.get_by_pks([c.pk for c in ordered])
+    if sort_by == "importance":
+        ordered.sort(key=lambda c: (-items[c.pk].importance, -items[c.pk].salience, -c.fused))
+    elif sort_by == "recency":
+        ordered.sort(key=lambda c: (items[c.pk].updated_at, c.fused), reverse=True)
+
+    results = []
+    for c in ordered[:limit]:
+        item = items[c.pk]
+        if mode_used == "semantic":
+            score = max(0.0, min(1.0, 1.0 - (c.distance or 0.0)))
+        else:
+            score = c.fused / best_possible
+        snippet = c.chunk_snippet if c.chunk_snippet and c.keyword_rank is None else best_snippet(item.content, terms)
+        results.append(
+            SearchResult(
+                memory=item,
+                score=round(min(1.0, max(0.0, score)), 6),
+                distance=c.distance,
+                matched_snippet=snippet,
+                matched_keywords=matched_keywords(item, terms),
+                explanation=RankExplanation(
+                    mode=mode_used,
+                    keyword_rank=c.keyword_rank,
+                    semantic_rank=c.semantic_rank,
+                    distance=c.distance,
+                    keyword_contribution=c.extras["kc"],
+                    semantic_contribution=c.extras["sc"],
+                    keyword_weight=wk,
+                    semantic_weight=ws,
+                    rrf_k=rrf_k,
+                    salience=item.salience,
+                    importance=item.importance,
+                    note=note,
+                ),
+            )
+        )
+    return SearchOutcome(results, mode_used, tuple(warn))

@@ -1,0 +1,610 @@
+"""MemoryService: the one public facade over a vault, its index and an embedder.
+
+Synchronous and single-threaded by design: it owns one SQLite connection and is meant to live on one
+worker thread (the desktop app's QThread, the CLI's main thread, a server's worker).
+"""
+
+from __future__ import annotations
+
+import logging
+import shutil
+import time
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import replace
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from memory_curator.core import indexing, search
+from memory_curator.core.config import MemoryConfig
+from memory_curator.core.embed import resolve as embed_resolve
+from memory_curator.core.embed.base import Embedder, EmbedderSpec
+from memory_curator.core.errors import (
+    DimensionMismatch,
+    EmbedderUnavailable,
+    EmbeddingError,
+    IndexError_,
+    MemoryNotFoundError,
+    ValidationError,
+)
+from memory_curator.core.index import db
+from memory_curator.core.index.store import FROM_MEMORIES, MEMORY_COLUMNS, IndexStore, parse_dt
+from memory_curator.core.model import (
+    SOURCES,
+    EmbedderStatus,
+    MemoryItem,
+    MemoryStats,
+    SearchResult,
+    VaultProblem,
+    estimate_tokens,
+    utcnow,
+)
+from memory_curator.core.progress import CancelToken, ProgressFn, Tracker
+from memory_curator.core.vault.codec import (
+    check_salience,
+    new_id,
+    normalize_content,
+    parse_datetime,
+    title_from,
+)
+from memory_curator.core.vault.settings import VaultSettings
+from memory_curator.core.vault.slug import validate_category
+from memory_curator.core.vault.store import Vault
+
+log = logging.getLogger(__name__)
+
+RETRY_EMBEDDER_S = 60.0  # after a provider failure, wait this long before trying it again
+
+
+class BatchResult(list):
+    """The saved items, in input order, plus counts for callers that want them (MCP, HTTP, importers)."""
+
+    def __init__(self, items: Iterable[MemoryItem] = (), errors: Sequence[dict] = ()):
+        super().__init__(items)
+        self.errors: list[dict] = list(errors)
+
+    @property
+    def success_count(self) -> int:
+        return len(self)
+
+    @property
+    def error_count(self) -> int:
+        return len(self.errors)
+
+    @property
+    def created_ids(self) -> list[str]:
+        return [it.id for it in self]
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "success_count": self.success_count,
+            "error_count": self.error_count,
+            "created_ids": self.created_ids,
+            "errors": self.errors,
+        }
+
+
+class MemoryService:
+    def __init__(self, vault: Vault, store: IndexStore, embedder: Embedder | None, config: MemoryConfig,
+                 settings: VaultSettings):
+        self.vault = vault
+        self.store = store
+        self.config = config
+        self.settings = settings
+        self._embedder = embedder
+        self._embedder_failed_at: float | None = None
+        self._embedder_error: str | None = None
+        self.last_warnings: tuple[str, ...] = ()
+        self.last_sync: indexing.SyncReport | None = None
+
+    # -- opening --------------------------------------------------------------------------------------
+
+    @classmethod
+    def open(cls, vault_dir: str | Path, embedder: str | Embedder = "auto", config: MemoryConfig | None = None,
+             *, sync: bool = True) -> MemoryService:
+        """Open (or create) a vault. The index is created, migrated, or rebuilt when missing or corrupt,
+        then synced with the files (changes made by other programs are picked up)."""
+        config = config or MemoryConfig()
+        vault = Vault(Path(vault_dir))
+        vault.ensure()
+        settings = VaultSettings(vault.state_dir)
+        store, rebuilt = cls._open_index(vault)
+        recorded = settings.embedding()
+        if isinstance(embedder, str):
+            chosen = embed_resolve.resolve(embedder, recorded, config)
+        else:
+            chosen = embedder
+        if chosen is not None and recorded is not None and chosen.key != recorded.key:
+            store.close()
+            raise ValidationError(
+                f"This vault's vectors come from {recorded.key}, not {chosen.key}. Open it with embedder 'auto', "
+                "or change the model explicitly (Settings, or `memory-curator reindex --model`), which re-embeds "
+                "every memory.",
+                field="embedder",
+            )
+        svc = cls(vault, store, chosen, config, settings)
+        if rebuilt or sync:
+            svc.last_sync = indexing.sync(store, vault)
+        return svc
+
+    @staticmethod
+    def _open_index(vault: Vault) -> tuple[IndexStore, bool]:
+        path = vault.index_path
+        fresh = not path.exists()
+        try:
+            store = IndexStore.open(path, vault.root)
+            store.conn.execute("SELECT COUNT(*) FROM memories").fetchone()
+            return store, fresh
+        except (IndexError_, db.DatabaseError) as exc:
+            cause = exc.__cause__ if isinstance(exc, IndexError_) else exc
+            if cause is None or not db.is_corruption(cause):
+                raise
+        # A corrupt index is derived state: keep it aside for inspection and build a new one.
+        stamp = time.strftime("%Y%m%d-%H%M%S")
+        for suffix in ("", "-wal", "-shm"):
+            p = Path(str(path) + suffix)
+            if p.exists():
+                shutil.move(str(p), str(vault.state_dir / f"index.db{suffix}.corrupt-{stamp}"))
+        log.warning("The index at %s was corrupt; rebuilding it from the vault.", path)
+        return IndexStore.open(path, vault.root), True
+
+    def close(self) -> None:
+        self.store.close()
+
+    def __enter__(self) -> MemoryService:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- embedder -------------------------------------------------------------------------------------
+
+    @property
+    def embedder(self) -> Embedder | None:
+        return self._embedder
+
+    def _usable_embedder(self) -> Embedder | None:
+        """The embedder unless it failed less than a minute ago (then saves skip it instead of waiting on it)."""
+        if self._embedder is None:
+            return None
+        if self._embedder_failed_at is not None and time.monotonic() - self._embedder_failed_at < RETRY_EMBEDDER_S:
+            return None
+        return self._embedder
+
+    def _embedder_down(self, exc: EmbeddingError) -> None:
+        self._embedder_failed_at = time.monotonic()
+        self._embedder_error = str(exc)
+        log.warning("Embeddings disabled, using keyword search: %s", exc)
+
+    def _embedder_ok(self) -> None:
+        self._embedder_failed_at = None
+        self._embedder_error = None
+
+    def _record_model(self) -> None:
+        emb = self._embedder
+        if emb is not None and self.settings.embedding() is None:
+            self.settings.set_embedding(EmbedderSpec(emb.provider, emb.model, self.store.vectors.dim))
+
+    def embedder_status(self) -> EmbedderStatus:
+        if self._embedder is None:
+            return EmbedderStatus("none", None, False, "keyword only — no embedder")
+        status = self._embedder.status()
+        if status.available:
+            self._embedder_ok()
+        return status
+
+    def _embed_now(self, pairs: Sequence[tuple[int, MemoryItem]], tracker: Tracker | None = None) -> int:
+        """Embed if the provider is usable; on failure the memories stay unembedded (reindex_missing later)."""
+        emb = self._usable_embedder()
+        if emb is None or not pairs:
+            return 0
+        try:
+            n = indexing.embed_items(self.store, emb, pairs, self.config, tracker)
+        except DimensionMismatch:
+            raise
+        except EmbeddingError as exc:
+            self._embedder_down(exc)
+            return 0
+        self._embedder_ok()
+        self._record_model()
+        return n
+
+    def change_embedder(self, provider: str, model: str | None = None, *, progress: ProgressFn | None = None,
+                        cancel: CancelToken | None = None) -> int:
+        """Switch the vault to another model: drops every vector and re-embeds all memories.
+        Returns the number embedded (fewer if cancelled: the rest are filled in by reindex_missing)."""
+        if provider == "none":
+            with self.store.transaction():
+                self.store.drop_all_vectors()
+            self.settings.set_embedding(None)
+            self._embedder = None
+            return 0
+        default_model = self.config.ollama_model if provider == "ollama" else "all-MiniLM-L6-v2"
+        new = embed_resolve.build(EmbedderSpec(provider, model or default_model), self.config)
+        status = new.status()
+        if not status.available:
+            raise EmbedderUnavailable(f"Cannot switch to {new.key}: {status.detail}.")
+        dim = new.dimension()
+        with self.store.transaction():
+            self.store.drop_all_vectors()
+            self.store.vectors.create(new.key, dim)
+        self.settings.set_embedding(EmbedderSpec(new.provider, new.model, dim))
+        self._embedder = new
+        self._embedder_ok()
+        return self.reindex_missing(progress=progress, cancel=cancel)
+
+    # -- validation -----------------------------------------------------------------------------------
+
+    def _validated(self, content: str, category: str, title: str | None, keywords: Iterable[str] | None,
+                   session_id: str | None, source: str, salience: float) -> dict[str, Any]:
+        if not isinstance(content, str) or not content.strip():
+            raise ValidationError("Content is empty: a memory needs some text.", field="content")
+        if len(content.encode("utf-8")) > self.config.max_content_bytes:
+            raise ValidationError(
+                f"Content is larger than {self.config.max_content_bytes // (1024 * 1024)} MiB; split it or import "
+                "it as a document.",
+                field="content",
+            )
+        if "\x00" in content:
+            raise ValidationError("Content holds NUL characters: it looks like binary data, not text.", field="content")
+        if source not in SOURCES:
+            raise ValidationError(f"source must be one of {', '.join(SOURCES)}.", field="source")
+        if keywords is None:
+            kws: tuple[str, ...] = ()
+        elif isinstance(keywords, str):
+            raise ValidationError("keywords must be a list of strings.", field="keywords")
+        else:
+            kws = tuple(dict.fromkeys(str(k).strip() for k in keywords if str(k).strip()))
+        body = normalize_content(content)
+        clean_title = " ".join((title or "").split())[:200] or title_from(body, "Untitled")
+        return {
+            "content": body,
+            "category": validate_category(category),
+            "title": clean_title,
+            "keywords": kws,
+            "session_id": (str(session_id).strip() or None) if session_id is not None else None,
+            "source": source,
+            "salience": check_salience(salience),
+        }
+
+    # -- CRUD -----------------------------------------------------------------------------------------
+
+    def save(self, content: str, category: str = "context", title: str | None = None,
+             keywords: Iterable[str] | None = None, session_id: str | None = None, source: str = "user",
+             salience: float | None = None, **fields: Any) -> MemoryItem:
+        """Write a new memory file, index it, and embed it when the embedder is up."""
+        values = self._validated(content, category, title, keywords, session_id, source,
+                                 self.config.default_salience if salience is None else salience)
+        now = utcnow()
+        item = MemoryItem(id=new_id(), created_at=now, updated_at=now, **values, **fields)
+        return self._write_new([item])[0]
+
+    def _write_new(self, items: Sequence[MemoryItem], tracker: Tracker | None = None) -> list[MemoryItem]:
+        """Files first (the truth), then the index rows in one transaction, then embeddings."""
+        written: list[tuple[MemoryItem, str]] = []
+        try:
+            for item in items:
+                rel = self.vault.write(item, None)
+                written.append((item, rel))
+            pairs = []
+            with self.store.transaction():
+                for item, rel in written:
+                    st = self.vault.stat(rel)
+                    pk = self.store.upsert(item, rel, st.mtime_ns if st else 0, st.size if st else 0)
+                    pairs.append((pk, item))
+        except BaseException:
+            for _, rel in written:  # all or nothing: no file without its row
+                self.vault.delete_file(rel)
+            raise
+        self._embed_now(pairs, tracker)
+        return [self.store.get(it.id) or it for it in items]
+
+    def save_batch(self, items: Sequence[Mapping[str, Any]], *, mode: str = "rollback",
+                   progress: ProgressFn | None = None, cancel: CancelToken | None = None) -> BatchResult:
+        """Save many memories: embedded in provider batches, written in one transaction.
+
+        ``mode="rollback"``: any invalid item fails the whole batch (nothing is written).
+        ``mode="skip"``: invalid items are reported in ``errors`` and the rest are saved."""
+        if mode not in ("rollback", "skip"):
+            raise ValidationError("mode must be 'rollback' or 'skip'.", field="mode")
+        prepared: list[MemoryItem] = []
+        errors: list[dict] = []
+        now = utcnow()
+        for i, raw in enumerate(items):
+            try:
+                if not isinstance(raw, Mapping):
+                    raise ValidationError("each item must be a mapping with at least 'content'.")
+                fields = dict(raw)
+                values = self._validated(
+                    fields.pop("content", ""), fields.pop("category", "context"), fields.pop("title", None),
+                    fields.pop("keywords", None), fields.pop("session_id", None), fields.pop("source", "user"),
+                    fields.pop("salience", self.config.default_salience),
+                )
+                created = fields.pop("created_at", None)
+                created_dt = _as_datetime(created) if created else now
+                prepared.append(MemoryItem(id=new_id(), created_at=created_dt, updated_at=created_dt, **values,
+                                           **_known_fields(fields)))
+            except (ValidationError, TypeError) as exc:
+                if mode == "rollback":
+                    raise ValidationError(f"Item {i}: {exc}", field=getattr(exc, "field", None)) from exc
+                errors.append({"index": i, "error": str(exc), "code": "VALIDATION_ERROR"})
+        tracker = Tracker(len(prepared), progress, cancel)
+        saved = self._write_new(prepared, tracker) if prepared else []
+        return BatchResult(saved, errors)
+
+    def get(self, memory_id: str, *, record_access: bool = True) -> MemoryItem | None:
+        item = self._fresh(memory_id)
+        if item is not None and record_access:
+            with self.store.transaction():
+                self.store.record_access([memory_id])
+            item = self.store.get(memory_id)
+        return item
+
+    def _fresh(self, memory_id: str) -> MemoryItem | None:
+        """The indexed memory, re-read first if another program changed its file since it was indexed."""
+        info = self.store.file_info(memory_id)
+        if info is None:
+            return None
+        st = self.vault.stat(info.file_path)
+        if st is None or st.mtime_ns != info.mtime_ns or st.size != info.size:
+            with self.store.transaction():
+                indexing.index_file(self.store, self.vault, info.file_path)
+        return self.store.get(memory_id)
+
+    def update(self, memory_id: str, *, content: str | None = None, title: str | None = None,
+               keywords: Iterable[str] | None = None, category: str | None = None, salience: float | None = None,
+               session_id: str | None = None, **fields: Any) -> MemoryItem:
+        """Rewrite a memory's file with the changes; re-embeds when its text changed."""
+        current = self._require(memory_id)
+        disk = self.vault.read(self.store.file_info(memory_id).file_path)  # the file is the truth
+        values = self._validated(
+            disk.content if content is None else content,
+            disk.category if category is None else category,
+            disk.title if title is None else title,
+            disk.keywords if keywords is None else keywords,
+            disk.session_id if session_id is None else session_id,
+            disk.source,
+            disk.salience if salience is None else salience,
+        )
+        new = replace(disk, updated_at=utcnow(), **values, **_known_fields(fields))
+        return self._rewrite(current, new)
+
+    def _rewrite(self, current: MemoryItem, new: MemoryItem) -> MemoryItem:
+        rel = self.store.file_info(current.id).file_path
+        new_rel = self.vault.write(new, rel)
+        st = self.vault.stat(new_rel)
+        with self.store.transaction():
+            pk = self.store.upsert(new, new_rel, st.mtime_ns if st else 0, st.size if st else 0)
+            if indexing._embedded_text_changed(current, new):
+                self.store.clear_chunks(pk)
+        if self.store.get(new.id).chunk_count == 0:
+            self._embed_now([(pk, new)])
+        return self.store.get(new.id)  # type: ignore[return-value]
+
+    def _require(self, memory_id: str) -> MemoryItem:
+        item = self._fresh(memory_id)
+        if item is None:
+            raise MemoryNotFoundError(memory_id)
+        return item
+
+    def delete(self, memory_id: str) -> bool:
+        """Move the memory's file to the vault's trash and drop it from the index. False if unknown."""
+        info = self.store.file_info(memory_id)
+        if info is None:
+            return False
+        if self.vault.stat(info.file_path) is not None:
+            self.vault.move_to_trash(info.file_path)
+        with self.store.transaction():
+            self.store.delete(memory_id)
+        return True
+
+    def set_salience(self, memory_id: str, salience: float) -> MemoryItem:
+        return self.update(memory_id, salience=salience)
+
+    # -- listing --------------------------------------------------------------------------------------
+
+    def list_memories(self, *, category: str | None = None, session_id: str | None = None, limit: int = 100,
+                      offset: int = 0, order_by: str = "updated", include_superseded: bool = True) -> list[MemoryItem]:
+        orders = {"updated": "m.updated_at DESC", "created": "m.created_at DESC", "title": "m.title COLLATE NOCASE",
+                  "salience": "m.salience DESC", "session": "m.session_id, m.created_at"}
+        if order_by not in orders:
+            raise ValidationError(f"order_by must be one of {', '.join(orders)}.", field="order_by")
+        where, params = search.Filters(category=category, session_id=session_id,
+                                       include_superseded=include_superseded).sql()
+        rows = self.store.conn.execute(
+            f"SELECT {MEMORY_COLUMNS} FROM {FROM_MEMORIES} WHERE {where} ORDER BY {orders[order_by]}, m.pk LIMIT ? OFFSET ?",
+            [*params, int(limit), int(offset)],
+        )
+        return [self.store.row_to_item(r) for r in rows]
+
+    def count(self, *, category: str | None = None, session_id: str | None = None) -> int:
+        where, params = search.Filters(category=category, session_id=session_id, include_superseded=True).sql()
+        return self.store.conn.execute(f"SELECT COUNT(*) FROM memories m WHERE {where}", params).fetchone()[0]
+
+    def categories(self) -> dict[str, int]:
+        """Category -> count, the defaults always present."""
+        counts = {c: 0 for c in ("decisions", "summaries", "context")}
+        for cat, n in self.store.conn.execute("SELECT category, COUNT(*) FROM memories GROUP BY category ORDER BY 1"):
+            counts[cat] = n
+        return counts
+
+    def sessions(self) -> dict[str, int]:
+        return dict(self.store.conn.execute(
+            "SELECT session_id, COUNT(*) FROM memories WHERE session_id IS NOT NULL GROUP BY session_id ORDER BY 1"))
+
+    def keywords(self) -> dict[str, int]:
+        rows = self.store.conn.execute(
+            "SELECT value, COUNT(*) FROM memories, json_each(memories.keywords) GROUP BY value ORDER BY 2 DESC, 1")
+        return dict(rows)
+
+    # -- search ---------------------------------------------------------------------------------------
+
+    def search(self, query: str, limit: int | None = None, mode: str = "hybrid", category: str | None = None,
+               session_id: str | None = None, min_salience: float = 0.0, sort_by: str = "relevance", *,
+               keyword_weight: float | None = None, scope: str | None = None, actor: str | None = None,
+               include_superseded: bool = False, record_access: bool = True) -> list[SearchResult]:
+        """Rank memories for ``query``. Semantic and hybrid fall back to keyword search (with a warning in
+        ``last_warnings``) while the embedder is unavailable."""
+        limit = self.config.default_search_limit if limit is None else limit
+        kw_weight = self.config.keyword_weight if keyword_weight is None else keyword_weight
+        search.validate(mode, sort_by, limit, kw_weight, self.config.max_search_limit)
+        if not isinstance(query, str) or not query.strip():
+            raise ValidationError("The search query is empty.", field="query")
+        filters = search.Filters(category=category, session_id=session_id, min_salience=float(min_salience),
+                                 include_superseded=include_superseded, scope=scope, actor=actor)
+        warnings: list[str] = []
+        query_vec = None
+        if mode != "keyword":
+            query_vec = self._query_vector(query, warnings)
+        outcome = search.run(self.store, query, query_vec=query_vec, embedder=self._embedder, mode=mode,
+                             limit=limit, filters=filters, sort_by=sort_by, keyword_weight=kw_weight,
+                             rrf_k=self.config.rrf_k, warnings=warnings)
+        self.last_warnings = outcome.warnings
+        if record_access and outcome.results:
+            with self.store.transaction():
+                self.store.record_access([r.memory.id for r in outcome.results])
+        return outcome.results
+
+    def _query_vector(self, query: str, warnings: list[str]) -> list[float] | None:
+        emb = self._usable_embedder()
+        if emb is None:
+            why = self._embedder_error or "no embedder is configured"
+            warnings.append(f"Semantic search unavailable ({why}); showing keyword results.")
+            return None
+        if self.store.vectors.count() == 0:
+            if self.store.count():
+                warnings.append("No memory is embedded yet; showing keyword results. Run reindex to embed them.")
+            return None
+        try:
+            vec = emb.embed_query(query)
+        except DimensionMismatch:
+            raise
+        except EmbeddingError as exc:
+            self._embedder_down(exc)
+            warnings.append(f"Semantic search unavailable ({exc}); showing keyword results.")
+            return None
+        self._embedder_ok()
+        return vec
+
+    def search_by_keywords(self, keywords: Iterable[str], limit: int = 10, match_all: bool = False) -> list[MemoryItem]:
+        """Memories whose tags match ``keywords`` (case-insensitive), best matches first."""
+        words = [k.strip() for k in keywords if k and k.strip()]
+        if not words:
+            raise ValidationError("Give at least one keyword.", field="keywords")
+        phrases = ['"' + w.replace('"', '""') + '"' for w in words]
+        expr = ("{keywords} : (" + (" AND " if match_all else " OR ").join(phrases) + ")")
+        rows = self.store.conn.execute(
+            "SELECT m.id FROM memories_fts JOIN memories m ON m.pk = memories_fts.rowid "
+            "WHERE memories_fts MATCH ? ORDER BY bm25(memories_fts, 0.0, 0.0, 1.0) LIMIT ?",
+            (expr, int(limit)),
+        )
+        ids = [r[0] for r in rows]
+        items = self.store.get_many(ids)
+        if ids:
+            with self.store.transaction():
+                self.store.record_access(ids)
+        return [items[i] for i in ids if i in items]
+
+    # -- sessions -------------------------------------------------------------------------------------
+
+    def get_session_context(self, session_id: str) -> list[MemoryItem]:
+        """All memories of a session, oldest first."""
+        rows = self.store.conn.execute(
+            f"SELECT {MEMORY_COLUMNS} FROM {FROM_MEMORIES} WHERE m.session_id = ? ORDER BY m.created_at, m.pk", (session_id,))
+        return [self.store.row_to_item(r) for r in rows]
+
+    def get_raw_session_content(self, session_id: str) -> str:
+        return "\n\n".join(it.content for it in self.get_session_context(session_id))
+
+    def get_session_token_count(self, session_id: str) -> int:
+        return estimate_tokens(self.get_raw_session_content(session_id))
+
+    # -- maintenance ----------------------------------------------------------------------------------
+
+    def sync(self, *, progress: ProgressFn | None = None, cancel: CancelToken | None = None) -> indexing.SyncReport:
+        """Pick up files added, changed or removed by other programs."""
+        self.last_sync = indexing.sync(self.store, self.vault, Tracker(0, progress, cancel))
+        return self.last_sync
+
+    def rebuild_index(self, *, embed: bool = True, progress: ProgressFn | None = None,
+                      cancel: CancelToken | None = None) -> indexing.SyncReport:
+        """Drop the index rows and read every file again; then embed them unless ``embed`` is False."""
+        report = indexing.rebuild(self.store, self.vault, Tracker(0, progress, cancel))
+        self.last_sync = report
+        if embed:
+            self.reindex_missing(progress=progress, cancel=cancel)
+        return report
+
+    def reindex_missing(self, *, progress: ProgressFn | None = None, cancel: CancelToken | None = None,
+                        batch: int = 256) -> int:
+        """Embed every memory that has no vectors yet (saved while the embedder was down, or added by
+        another program). Returns how many were embedded. Raises EmbedderUnavailable if it is still down."""
+        emb = self._embedder
+        if emb is None:
+            raise EmbedderUnavailable("No embedder is configured for this vault: memories are found by keyword.")
+        ids = self.store.unembedded_ids()
+        tracker = Tracker(len(ids), progress, cancel)
+        done = 0
+        for start in range(0, len(ids), batch):
+            tracker.check()
+            items = self.store.get_many(ids[start : start + batch])
+            pairs = [(self.store.pk_of(i), items[i]) for i in ids[start : start + batch] if i in items]
+            try:
+                done += indexing.embed_items(self.store, emb, pairs, self.config, tracker)  # type: ignore[arg-type]
+            except EmbedderUnavailable as exc:
+                self._embedder_down(exc)
+                raise
+            self._embedder_ok()
+            self._record_model()
+        return done
+
+    def problems(self) -> list[VaultProblem]:
+        return self.store.problems()
+
+    def stats(self) -> MemoryStats:
+        conn = self.store.conn
+        total, avg, oldest, newest, chars = conn.execute(
+            "SELECT COUNT(*), AVG(salience), MIN(created_at), MAX(created_at), SUM(LENGTH(content)) FROM memories"
+        ).fetchone()
+        by_cat = dict(conn.execute("SELECT category, COUNT(*) FROM memories GROUP BY category"))
+        unembedded = self.store.unembedded_count()
+        size = sum(p.stat().st_size for p in self.vault.root.glob("index.db*") if p.is_file())
+        return MemoryStats(
+            total_count=total,
+            by_category=by_cat,
+            total_tokens=(chars or 0) // 4,
+            avg_salience=round(avg or 0.0, 4),
+            oldest_memory=parse_dt(oldest),
+            newest_memory=parse_dt(newest),
+            index_size_bytes=size,
+            embedded_count=total - unembedded,
+            unembedded_count=unembedded,
+            embedding_model=self.store.vectors.model,
+            trash_count=sum(1 for _ in self.vault.scan_trash()),
+        )
+
+
+_ITEM_FIELDS = {
+    "summary", "expires_at", "scope", "actors", "pinned", "salience_floor", "superseded_by", "supersedes",
+    "consolidated_from", "provenance", "extra",
+}  # fmt: skip
+
+
+def _as_datetime(value: Any) -> datetime:
+    try:
+        dt = parse_datetime(value, "created_at")
+    except ValueError as exc:
+        raise ValidationError(str(exc), field="created_at") from None
+    assert dt is not None
+    return dt
+
+
+def _known_fields(fields: Mapping[str, Any]) -> dict[str, Any]:
+    unknown = set(fields) - _ITEM_FIELDS
+    if unknown:
+        raise ValidationError(f"Unknown field(s): {', '.join(sorted(unknown))}.", field=sorted(unknown)[0])
+    out = dict(fields)
+    for key in ("actors", "supersedes", "consolidated_from"):
+        if key in out and out[key] is not None:
+            out[key] = tuple(out[key])
+    return out

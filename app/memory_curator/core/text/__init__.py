@@ -1,0 +1,1 @@
+"""Text handling shared by the index and the queries: tokens, languages, chunks."""

@@ -1,0 +1,35 @@
+"""What the composition roots (CLI, desktop app, servers) read from the environment. Core never does."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import replace
+from pathlib import Path
+
+from platformdirs import user_data_dir
+
+from memory_curator.core.config import MemoryConfig
+
+APP_NAME = "memory-curator"
+VAULT_ENV = "MEMORY_CURATOR_VAULT"
+
+
+def default_vault_dir() -> Path:
+    """``$MEMORY_CURATOR_VAULT`` or the platform's user data folder (e.g. ~/.local/share/memory-curator/vault)."""
+    env = os.environ.get(VAULT_ENV)
+    if env:
+        return Path(env).expanduser()
+    return Path(user_data_dir(APP_NAME, appauthor=False)) / "vault"
+
+
+def config_from_env(base: MemoryConfig | None = None) -> MemoryConfig:
+    config = base or MemoryConfig()
+    host = os.environ.get("OLLAMA_HOST")
+    if host:
+        if "://" not in host:
+            host = "http://" + host
+        config = replace(config, ollama_host=host)
+    model = os.environ.get("MEMORY_CURATOR_OLLAMA_MODEL")
+    if model:
+        config = replace(config, ollama_model=model)
+    return config

@@ -1,0 +1,1 @@
+"""Composition root for the desktop app (PySide6)."""

@@ -1,0 +1,74 @@
+"""Semantic and hybrid search with the real bundled model (all-MiniLM-L6-v2)."""
+
+from __future__ import annotations
+
+import pytest
+
+from memory_curator.core.errors import ValidationError
+from memory_curator.core.service import MemoryService
+
+pytestmark = pytest.mark.model
+
+
+def test_seed_python_programming(svc_local):
+    svc_local.save("Python is great")
+    svc_local.save("JavaScript is okay")
+    results = svc_local.search("Python programming")
+    assert results[0].memory.content == "Python is great"
+
+
+def test_paraphrase_is_found_semantically(svc_local):
+    target = svc_local.save("I took the dog for a long walk in the park this morning")
+    svc_local.save("The quarterly budget review is scheduled for Friday")
+    svc_local.save("We migrated the database to PostgreSQL 16")
+    results = svc_local.search("strolling with my puppy outdoors", mode="semantic", limit=3)
+    assert results[0].memory.id == target.id
+    assert results[0].distance is not None and 0 < results[0].score <= 1
+    # No shared word: keyword search cannot find it, hybrid can.
+    assert target.id not in [r.memory.id for r in svc_local.search("strolling with my puppy outdoors", mode="keyword")]
+    assert svc_local.search("strolling with my puppy outdoors", mode="hybrid")[0].memory.id == target.id
+
+
+def test_long_content_is_chunked_and_returned_once(svc_local):
+    filler = " ".join(f"Filler sentence number {i} talks about accounting spreadsheets." for i in range(150))
+    needle = "The secret launch code for the rocket is kept in the blue safe."
+    m = svc_local.save(filler + " " + needle + " " + filler)
+    assert m.chunk_count > 1
+    results = svc_local.search("where is the rocket launch code stored", mode="semantic", limit=5)
+    assert [r.memory.id for r in results].count(m.id) == 1
+    assert "rocket" in results[0].matched_snippet
+
+
+def test_vault_remembers_its_model_and_refuses_to_mix(vault_dir, config, local_embedder):
+    with MemoryService.open(vault_dir, embedder=local_embedder, config=config) as svc:
+        svc.save("remember which model made me")
+    with MemoryService.open(vault_dir, embedder="auto", config=config) as svc:
+        assert svc.embedder.key == "local:all-MiniLM-L6-v2"
+    with pytest.raises(ValidationError, match="explicitly"):
+        MemoryService.open(vault_dir, embedder="ollama", config=config)
+
+
+def test_unembedded_memories_are_filled_in_later(vault_dir, config, local_embedder):
+    with MemoryService.open(vault_dir, embedder="none", config=config) as svc:
+        ids = [svc.save(f"note {i} about gardening tomatoes").id for i in range(3)]
+    with MemoryService.open(vault_dir, embedder=local_embedder, config=config) as svc:
+        assert svc.stats().unembedded_count == 3
+        seen = []
+        assert svc.reindex_missing(progress=lambda d, t, m: seen.append((d, t))) == 3
+        assert seen[-1] == (3, 3)
+        assert svc.stats().unembedded_count == 0
+        assert svc.search("growing vegetables", mode="semantic")[0].memory.id in ids
+
+
+def test_rebuild_restores_semantic_search(svc_local):
+    m = svc_local.save("Espresso needs finely ground coffee beans")
+    (svc_local.vault.root / "index.db").exists()
+    svc_local.rebuild_index()
+    assert svc_local.search("how to make strong coffee", mode="semantic")[0].memory.id == m.id
+
+
+def test_content_edit_re_embeds(svc_local):
+    m = svc_local.save("Cats sleep most of the day")
+    svc_local.update(m.id, content="Rockets need liquid oxygen")
+    assert svc_local.get(m.id).chunk_count == 1
+    assert svc_local.search("spaceflight propellant", mode="semantic")[0].memory.id == m.id
