@@ -140,3 +140,15 @@ def test_reopen_keeps_everything(vault_dir, config):
         m = a.save("persist me", keywords=["x"])
     with MemoryService.open(vault_dir, embedder="none", config=config) as b:
         assert b.get(m.id).content == "persist me"
+
+
+def test_trash_restore_and_empty(svc):
+    m = svc.save("keep me safe", keywords=["x"])
+    svc.delete(m.id)
+    (trashed,) = svc.list_trash()
+    assert trashed.id == m.id and ".trash" in trashed.file_path
+    restored = svc.restore(m.id)
+    assert restored.content == "keep me safe" and svc.search("safe", mode="keyword")[0].memory.id == m.id
+    assert svc.list_trash() == []
+    svc.delete(m.id)
+    assert svc.empty_trash() == 1 and svc.list_trash() == []

@@ -25,6 +25,7 @@ from memory_curator.core.errors import (
     EmbeddingError,
     IndexError_,
     MemoryNotFoundError,
+    StorageError,
     ValidationError,
 )
 from memory_curator.core.index import db
@@ -397,6 +398,45 @@ class MemoryService:
         with self.store.transaction():
             self.store.delete(memory_id)
         return True
+
+    # -- trash --------------------------------------------------------------------------------------
+
+    def list_trash(self) -> list[MemoryItem]:
+        """Memories in the vault's ``.trash/`` folder (``file_path`` points into the trash)."""
+        out = []
+        for rel in self.vault.scan_trash():
+            try:
+                item = self.vault.read(rel)
+            except StorageError:
+                continue
+            out.append(replace(item, file_path=str(self.vault.abs(rel))))
+        return out
+
+    def restore(self, memory_id: str) -> MemoryItem:
+        """Move a trashed memory back to its category folder and index it again."""
+        for rel in self.vault.scan_trash():
+            try:
+                item = self.vault.read(rel)
+            except StorageError:
+                continue
+            if item.id == memory_id:
+                if self.store.file_info(memory_id) is not None:
+                    raise ValidationError(f"A memory with id {memory_id!r} is already in the vault.", field="id")
+                new_rel = self.vault.restore_from_trash(rel)
+                with self.store.transaction():
+                    indexing.index_file(self.store, self.vault, new_rel)
+                restored = self.store.get(memory_id)
+                self._embed_now([(self.store.pk_of(memory_id), restored)])
+                return self.store.get(memory_id)  # type: ignore[return-value]
+        raise MemoryNotFoundError(memory_id)
+
+    def empty_trash(self) -> int:
+        """Delete the trashed files for good. Returns how many."""
+        n = 0
+        for rel in list(self.vault.scan_trash()):
+            self.vault.delete_file(rel)
+            n += 1
+        return n
 
     def set_salience(self, memory_id: str, salience: float) -> MemoryItem:
         return self.update(memory_id, salience=salience)
