@@ -1,43 +1,15 @@
-"""One function per CLI command, registered in ``COMMANDS``. Each opens the vault, does one thing, closes."""
+"""The core CLI commands (add, get, update, delete, search, list, stats, rebuild, reindex).
+
+Each opens the vault, does one thing, closes. Registered with ``registry.command``."""
 
 from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Callable
-from pathlib import Path
 
 from memory_curator.cli import output
-from memory_curator.core.config import MemoryConfig
+from memory_curator.cli.registry import command, open_service
 from memory_curator.core.model import SEARCH_MODES, SORT_KEYS
-from memory_curator.core.service import MemoryService
-
-Command = Callable[[argparse.Namespace, Path, MemoryConfig], int | None]
-COMMANDS: dict[str, Command] = {}
-_SPECS: dict[str, tuple[str, Callable[[argparse.ArgumentParser], None] | None]] = {}
-
-
-def command(name: str, help: str, configure: Callable[[argparse.ArgumentParser], None] | None = None):
-    """Register a command: its help text and a function adding its arguments."""
-
-    def wrap(fn: Command) -> Command:
-        COMMANDS[name] = fn
-        _SPECS[name] = (help, configure)
-        return fn
-
-    return wrap
-
-
-def register_all(sub: argparse._SubParsersAction) -> None:
-    for name, (help, configure) in _SPECS.items():
-        p = sub.add_parser(name, help=help, description=help)
-        p.add_argument("--json", action="store_true", help="machine-readable output")
-        if configure is not None:
-            configure(p)
-
-
-def _open(args: argparse.Namespace, vault: Path, config: MemoryConfig) -> MemoryService:
-    return MemoryService.open(vault, embedder=args.embedder, config=config)
 
 
 def _read_content(value: str | None) -> str:
@@ -67,7 +39,7 @@ def _add_args(p: argparse.ArgumentParser) -> None:
 
 @command("add", "save a new memory", _add_args)
 def cmd_add(args, vault, config):
-    with _open(args, vault, config) as svc:
+    with open_service(args, vault, config) as svc:
         item = svc.save(_read_content(args.content), category=args.category, title=args.title,
                         keywords=_keywords(args.keywords), session_id=args.session, source=args.source,
                         salience=args.salience)
@@ -85,7 +57,7 @@ def _id_arg(p: argparse.ArgumentParser) -> None:
 
 @command("get", "show one memory", _id_arg)
 def cmd_get(args, vault, config):
-    with _open(args, vault, config) as svc:
+    with open_service(args, vault, config) as svc:
         item = svc.get(args.id)
         if item is None:
             output.error(f"No memory with id {args.id!r} in this vault.", args.json, code="NOT_FOUND")
@@ -105,7 +77,7 @@ def _update_args(p: argparse.ArgumentParser) -> None:
 
 @command("update", "change a memory", _update_args)
 def cmd_update(args, vault, config):
-    with _open(args, vault, config) as svc:
+    with open_service(args, vault, config) as svc:
         content = _read_content(args.content) if args.content is not None else None
         item = svc.update(args.id, content=content, title=args.title, category=args.category,
                           keywords=_keywords(args.keywords), session_id=args.session, salience=args.salience)
@@ -114,7 +86,7 @@ def cmd_update(args, vault, config):
 
 @command("delete", "move a memory to the vault's trash", _id_arg)
 def cmd_delete(args, vault, config):
-    with _open(args, vault, config) as svc:
+    with open_service(args, vault, config) as svc:
         ok = svc.delete(args.id)
         if args.json:
             output.emit_json({"deleted": ok, "id": args.id})
@@ -141,7 +113,7 @@ def _search_args(p: argparse.ArgumentParser) -> None:
 
 @command("search", "search memories (hybrid, semantic or keyword)", _search_args)
 def cmd_search(args, vault, config):
-    with _open(args, vault, config) as svc:
+    with open_service(args, vault, config) as svc:
         results = svc.search(args.query, limit=args.limit, mode=args.mode, category=args.category,
                              session_id=args.session, min_salience=args.min_salience, sort_by=args.sort,
                              keyword_weight=args.keyword_weight)
@@ -167,7 +139,7 @@ def _list_args(p: argparse.ArgumentParser) -> None:
 
 @command("list", "list memories", _list_args)
 def cmd_list(args, vault, config):
-    with _open(args, vault, config) as svc:
+    with open_service(args, vault, config) as svc:
         items = svc.list_memories(category=args.category, session_id=args.session, limit=args.limit,
                                   offset=args.offset, order_by=args.order)
         if args.json:
@@ -179,7 +151,7 @@ def cmd_list(args, vault, config):
 
 @command("stats", "counts, tokens, salience, index size, embedder")
 def cmd_stats(args, vault, config):
-    with _open(args, vault, config) as svc:
+    with open_service(args, vault, config) as svc:
         stats = svc.stats()
         status = svc.embedder_status()
         problems = svc.problems()
@@ -203,7 +175,7 @@ def cmd_stats(args, vault, config):
 
 @command("rebuild", "rebuild the index from the markdown files")
 def cmd_rebuild(args, vault, config):
-    with _open(args, vault, config) as svc:
+    with open_service(args, vault, config) as svc:
         bar = output.ProgressPrinter("rebuilding")
         report = svc.rebuild_index(embed=svc.embedder is not None and svc.embedder_status().available, progress=bar)
         bar.finish()
@@ -222,7 +194,7 @@ def _reindex_args(p: argparse.ArgumentParser) -> None:
 
 @command("reindex", "embed memories that have no vectors yet (or switch model with --model)", _reindex_args)
 def cmd_reindex(args, vault, config):
-    with _open(args, vault, config) as svc:
+    with open_service(args, vault, config) as svc:
         bar = output.ProgressPrinter("embedding")
         if args.model:
             provider, _, model = args.model.partition(":")

@@ -12,10 +12,12 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from memory_curator import __version__
-from memory_curator.cli import output
-from memory_curator.cli.commands import COMMANDS, register_all
+from memory_curator.cli import commands, output  # importing a command module registers its commands
+from memory_curator.cli.registry import COMMANDS, register_all
 from memory_curator.core.errors import Cancelled, CuratorError, MemoryNotFoundError, ValidationError
 from memory_curator.environment import config_from_env, default_vault_dir
+
+COMMAND_MODULES = (commands,)  # others add theirs here
 
 EXIT_OK, EXIT_NOT_FOUND, EXIT_USAGE, EXIT_ENV, EXIT_CANCELLED = 0, 1, 2, 3, 130
 
