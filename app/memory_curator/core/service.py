@@ -444,22 +444,39 @@ class MemoryService:
     # -- listing --------------------------------------------------------------------------------------
 
     def list_memories(self, *, category: str | None = None, session_id: str | None = None, limit: int = 100,
-                      offset: int = 0, order_by: str = "updated", include_superseded: bool = True) -> list[MemoryItem]:
-        orders = {"updated": "m.updated_at DESC", "created": "m.created_at DESC", "title": "m.title COLLATE NOCASE",
-                  "salience": "m.salience DESC", "session": "m.session_id, m.created_at"}
+                      offset: int = 0, order_by: str = "updated", include_superseded: bool = True,
+                      keyword: str | None = None, descending: bool | None = None) -> list[MemoryItem]:
+        """A page of memories. ``descending`` flips the order's natural direction (None keeps it)."""
+        # order_by -> (expression, natural direction is descending)
+        orders = {"updated": ("m.updated_at", True), "created": ("m.created_at", True),
+                  "title": ("m.title COLLATE NOCASE", False), "salience": ("m.salience", True),
+                  "session": ("m.session_id", False), "category": ("m.category", False),
+                  "access_count": ("COALESCE(a.access_count, 0)", True)}
         if order_by not in orders:
             raise ValidationError(f"order_by must be one of {', '.join(orders)}.", field="order_by")
-        where, params = search.Filters(category=category, session_id=session_id,
-                                       include_superseded=include_superseded).sql()
+        expr, natural_desc = orders[order_by]
+        direction = "DESC" if (natural_desc if descending is None else descending) else "ASC"
+        where, params = self._list_where(category, session_id, keyword, include_superseded)
         rows = self.store.conn.execute(
-            f"SELECT {MEMORY_COLUMNS} FROM {FROM_MEMORIES} WHERE {where} ORDER BY {orders[order_by]}, m.pk LIMIT ? OFFSET ?",
+            f"SELECT {MEMORY_COLUMNS} FROM {FROM_MEMORIES} WHERE {where} "
+            f"ORDER BY {expr} {direction}, m.created_at {direction}, m.pk LIMIT ? OFFSET ?",
             [*params, int(limit), int(offset)],
         )
         return [self.store.row_to_item(r) for r in rows]
 
-    def count(self, *, category: str | None = None, session_id: str | None = None) -> int:
-        where, params = search.Filters(category=category, session_id=session_id, include_superseded=True).sql()
+    def count(self, *, category: str | None = None, session_id: str | None = None, keyword: str | None = None) -> int:
+        where, params = self._list_where(category, session_id, keyword, True)
         return self.store.conn.execute(f"SELECT COUNT(*) FROM memories m WHERE {where}", params).fetchone()[0]
+
+    @staticmethod
+    def _list_where(category: str | None, session_id: str | None, keyword: str | None,
+                    include_superseded: bool) -> tuple[str, list]:
+        where, params = search.Filters(category=category, session_id=session_id,
+                                       include_superseded=include_superseded).sql()
+        if keyword:
+            where += " AND EXISTS (SELECT 1 FROM json_each(m.keywords) WHERE json_each.value = ?)"
+            params.append(keyword)
+        return where, params
 
     def categories(self) -> dict[str, int]:
         """Category -> count, the defaults always present."""
