@@ -20,6 +20,14 @@ DEFAULT_CATEGORIES: tuple[str, ...] = tuple(c.value for c in MemoryCategory)
 SOURCES: tuple[str, ...] = ("user", "ai", "system")
 SEARCH_MODES: tuple[str, ...] = ("keyword", "semantic", "hybrid")
 SORT_KEYS: tuple[str, ...] = ("relevance", "importance", "recency")
+DEFAULT_SCOPES: tuple[str, ...] = ("global", "project", "session")
+# Typed memories (seed 004): a memory is of a kind when it holds any of that kind's fields.
+TYPED_FIELDS: dict[str, tuple[str, ...]] = {
+    "episodic": ("event_timestamp", "location", "participants", "event_type"),
+    "emotional": ("emotional_state", "valence", "arousal", "trigger_event"),
+    "procedural": ("skill_name", "proficiency_level"),
+}
+MEMORY_TYPES: tuple[str, ...] = tuple(TYPED_FIELDS)
 
 
 def utcnow() -> datetime:
@@ -58,6 +66,10 @@ class MemoryItem:
     supersedes: tuple[str, ...] = ()
     consolidated_from: tuple[str, ...] = ()
     provenance: dict[str, Any] | None = None
+    # A score set by hand; wins over the computed importance (kept in the file: it is user intent).
+    importance_override: float | None = None
+    # Typed fields (TYPED_FIELDS), validated; written as top-level frontmatter keys.
+    typed: dict[str, Any] = field(default_factory=dict)
     # Frontmatter keys this version does not know; kept so a rewrite never drops them.
     extra: dict[str, Any] = field(default_factory=dict)
 
@@ -68,6 +80,10 @@ class MemoryItem:
     @property
     def token_estimate(self) -> int:
         return estimate_tokens(self.content)
+
+    @property
+    def memory_types(self) -> tuple[str, ...]:
+        return tuple(kind for kind, keys in TYPED_FIELDS.items() if any(k in self.typed for k in keys))
 
 
 def estimate_tokens(text: str) -> int:
@@ -116,6 +132,10 @@ class MemoryStats:
     unembedded_count: int = 0
     embedding_model: str | None = None
     trash_count: int = 0
+    pinned_count: int = 0
+    superseded_count: int = 0
+    expired_count: int = 0
+    by_memory_type: dict[str, int] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)

@@ -13,9 +13,17 @@ from dataclasses import dataclass, field
 from memory_curator.core.embed.base import Embedder
 from memory_curator.core.errors import ValidationError
 from memory_curator.core.index.store import IndexStore
-from memory_curator.core.model import SEARCH_MODES, SORT_KEYS, MemoryItem, RankExplanation, SearchResult
+from memory_curator.core.model import (
+    SEARCH_MODES,
+    SORT_KEYS,
+    MemoryItem,
+    RankExplanation,
+    SearchResult,
+    utcnow,
+)
 from memory_curator.core.text import tokens
 from memory_curator.core.text.chunking import chunk_text
+from memory_curator.core.vault.codec import format_dt
 
 # Column weights for bm25(): a hit in the title or the tags says more than one in the body.
 BM25_WEIGHTS = (2.0, 1.0, 1.5)
@@ -27,8 +35,10 @@ class Filters:
     session_id: str | None = None
     min_salience: float = 0.0
     include_superseded: bool = False
-    scope: str | None = None
+    scope: str | Sequence[str] | None = None  # one scope or several (any of them)
     actor: str | None = None
+    include_expired: bool = False
+    memory_type: str | None = None  # "episodic" | "emotional" | "procedural"
 
     def sql(self) -> tuple[str, list]:
         """A WHERE fragment over ``memories m`` and its parameters."""
@@ -40,15 +50,22 @@ class Filters:
             clauses.append("m.session_id = ?")
             params.append(self.session_id)
         if not self.include_superseded:
-            clauses.append("json_extract(m.meta_json, '$.superseded_by') IS NULL")
+            clauses.append("m.superseded_by IS NULL")
+        if not self.include_expired:
+            clauses.append("(m.expires_at IS NULL OR m.expires_at > ?)")
+            params.append(format_dt(utcnow()))
         if self.scope:
-            clauses.append("json_extract(m.meta_json, '$.scope') = ?")
-            params.append(self.scope)
+            scopes = [self.scope] if isinstance(self.scope, str) else list(self.scope)
+            clauses.append(f"m.scope IN ({','.join('?' * len(scopes))})")
+            params.extend(scopes)
         if self.actor:
             clauses.append(
                 "EXISTS (SELECT 1 FROM json_each(m.meta_json, '$.actors') WHERE json_each.value = ?)"
             )
             params.append(self.actor)
+        if self.memory_type:
+            clauses.append("(',' || m.memory_type || ',') LIKE ?")
+            params.append(f"%,{self.memory_type},%")
         return " AND ".join(clauses), params
 
 

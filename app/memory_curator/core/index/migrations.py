@@ -86,8 +86,51 @@ def m001_initial(conn: Connection) -> None:
     )
 
 
+def m002_lifecycle(conn: Connection) -> None:
+    """Hot filter fields as real columns (search no longer parses JSON per row), and the access log."""
+    run_script(conn,
+        """
+        ALTER TABLE memories ADD COLUMN superseded_by TEXT;
+        ALTER TABLE memories ADD COLUMN expires_at TEXT;      -- ISO 'YYYY-MM-DDTHH:MM:SSZ': compares as text
+        ALTER TABLE memories ADD COLUMN scope TEXT;
+        ALTER TABLE memories ADD COLUMN memory_type TEXT;     -- comma-joined kinds: 'episodic,emotional'
+        ALTER TABLE memories ADD COLUMN pinned INTEGER NOT NULL DEFAULT 0;
+
+        UPDATE memories SET
+            superseded_by = json_extract(meta_json, '$.superseded_by'),
+            expires_at = json_extract(meta_json, '$.expires_at'),
+            scope = json_extract(meta_json, '$.scope'),
+            pinned = COALESCE(json_extract(meta_json, '$.pinned'), 0)
+        WHERE meta_json <> '{}';
+        -- Typed fields were unknown keys before this version: have the next sync read those files again.
+        UPDATE memories SET file_mtime_ns = 0
+        WHERE json_extract(meta_json, '$.extra.event_timestamp') IS NOT NULL
+           OR json_extract(meta_json, '$.extra.emotional_state') IS NOT NULL
+           OR json_extract(meta_json, '$.extra.skill_name') IS NOT NULL
+           OR json_extract(meta_json, '$.extra.importance_override') IS NOT NULL;
+
+        CREATE INDEX idx_memories_superseded ON memories(superseded_by) WHERE superseded_by IS NOT NULL;
+        CREATE INDEX idx_memories_expires ON memories(expires_at) WHERE expires_at IS NOT NULL;
+        CREATE INDEX idx_memories_scope ON memories(scope) WHERE scope IS NOT NULL;
+        CREATE INDEX idx_memories_type ON memories(memory_type) WHERE memory_type IS NOT NULL;
+
+        -- One row per recall (get, search, batch get); kept access_log_days. Feeds importance.
+        CREATE TABLE access_log (
+            memory_id TEXT NOT NULL,
+            accessed_at TEXT NOT NULL,
+            kind TEXT NOT NULL
+        );
+        CREATE INDEX idx_access_log_memory ON access_log(memory_id, accessed_at);
+        CREATE INDEX idx_access_log_time ON access_log(accessed_at);
+        INSERT INTO access_log (memory_id, accessed_at, kind)
+            SELECT memory_id, last_accessed, 'migrated' FROM access_stats WHERE last_accessed IS NOT NULL;
+        """
+    )
+
+
 MIGRATIONS: list[tuple[int, str, Callable[[Connection], None]]] = [
     (1, "initial", m001_initial),
+    (2, "lifecycle", m002_lifecycle),
 ]
 
 

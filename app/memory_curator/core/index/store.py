@@ -19,7 +19,7 @@ from memory_curator.core.vault.codec import format_dt
 
 _OPTIONAL = (
     "summary", "expires_at", "scope", "actors", "pinned", "salience_floor", "superseded_by", "supersedes",
-    "consolidated_from", "provenance", "extra",
+    "consolidated_from", "provenance", "importance_override", "typed", "extra",
 )  # fmt: skip
 _TUPLES = {"actors", "supersedes", "consolidated_from"}
 
@@ -46,6 +46,12 @@ def _meta_json(item: MemoryItem) -> str:
             continue
         meta[key] = format_dt(value) if isinstance(value, datetime) else value
     return json.dumps(meta, ensure_ascii=False, default=str)
+
+
+def _promoted(item: MemoryItem) -> tuple[Any, ...]:
+    """The hot filter fields, duplicated from meta_json into indexed columns (migration 2)."""
+    return (item.superseded_by, format_dt(item.expires_at), item.scope, ",".join(item.memory_types) or None,
+            1 if item.pinned else 0)
 
 
 @dataclass(frozen=True)
@@ -119,15 +125,15 @@ class IndexStore:
         values = (
             item.title, item.category, rel, float(item.salience), format_dt(item.created_at),
             format_dt(item.updated_at), item.session_id, item.source, keywords, item.content, meta_json,
-            mtime_ns, size,
+            mtime_ns, size, *_promoted(item),
         )  # fmt: skip
         if row is None:
             # A different memory may still hold this path (file rewritten with a new id): drop it first.
             self.conn.execute("DELETE FROM memories WHERE file_path = ?", (rel,))
             cur = self.conn.execute(
                 "INSERT INTO memories (title, category, file_path, salience, created_at, updated_at, session_id, "
-                "source, keywords, content, meta_json, file_mtime_ns, file_size, id) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                "source, keywords, content, meta_json, file_mtime_ns, file_size, superseded_by, expires_at, scope, "
+                "memory_type, pinned, id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (*values, item.id),
             )
             pk = cur.lastrowid
@@ -135,8 +141,8 @@ class IndexStore:
             pk = row[0]
             self.conn.execute(
                 "UPDATE memories SET title=?, category=?, file_path=?, salience=?, created_at=?, updated_at=?, "
-                "session_id=?, source=?, keywords=?, content=?, meta_json=?, file_mtime_ns=?, file_size=? "
-                "WHERE pk = ?",
+                "session_id=?, source=?, keywords=?, content=?, meta_json=?, file_mtime_ns=?, file_size=?, "
+                "superseded_by=?, expires_at=?, scope=?, memory_type=?, pinned=? WHERE pk = ?",
                 (*values, pk),
             )
             self.conn.execute("DELETE FROM memories_fts WHERE rowid = ?", (pk,))
@@ -173,6 +179,7 @@ class IndexStore:
 
     def row_to_item(self, row: Sequence[Any]) -> MemoryItem:
         meta = json.loads(row[12]) if row[12] else {}
+        override = meta.get("importance_override")
         optional: dict[str, Any] = {}
         for key, value in meta.items():
             if key in _TUPLES:
@@ -195,7 +202,7 @@ class IndexStore:
             chunk_count=row[13],
             access_count=row[14] or 0,
             last_accessed=parse_dt(row[15]),
-            importance=row[16] if row[16] is not None else 0.5,
+            importance=override if override is not None else (row[16] if row[16] is not None else 0.5),
             **optional,
         )
 
@@ -292,12 +299,16 @@ class IndexStore:
 
     # -- access statistics ----------------------------------------------------------------------------
 
-    def record_access(self, memory_ids: Iterable[str], when: datetime | None = None) -> None:
+    def record_access(self, memory_ids: Iterable[str], when: datetime | None = None, kind: str = "get") -> None:
         stamp = format_dt(when or utcnow())
+        rows = [(mid, stamp) for mid in dict.fromkeys(memory_ids)]
         self.conn.executemany(
             "INSERT INTO access_stats (memory_id, access_count, last_accessed) VALUES (?, 1, ?) "
             "ON CONFLICT(memory_id) DO UPDATE SET access_count = access_count + 1, last_accessed = excluded.last_accessed",
-            [(mid, stamp) for mid in memory_ids],
+            rows,
+        )
+        self.conn.executemany(
+            "INSERT INTO access_log (memory_id, accessed_at, kind) VALUES (?, ?, ?)", [(*r, kind) for r in rows]
         )
 
     # -- vault problems -------------------------------------------------------------------------------

@@ -22,7 +22,7 @@ from typing import Any
 import yaml
 
 from memory_curator.core.errors import ValidationError
-from memory_curator.core.model import MemoryItem, utcnow
+from memory_curator.core.model import TYPED_FIELDS, MemoryItem, utcnow
 
 try:  # libyaml is ~10x faster; rebuilding 100k files depends on it
     from yaml import CSafeDumper as _Dumper
@@ -34,8 +34,10 @@ except ImportError:  # pragma: no cover - pure-python fallback
 FORMAT_KEYS = (
     "id", "title", "category", "created_at", "updated_at", "session_id", "source", "keywords", "salience",
     "summary", "expires_at", "scope", "actors", "pinned", "salience_floor", "superseded_by", "supersedes",
-    "consolidated_from", "provenance",
+    "consolidated_from", "provenance", "importance_override",
+    *(key for keys in TYPED_FIELDS.values() for key in keys),
 )  # fmt: skip
+TYPED_KEYS = tuple(key for keys in TYPED_FIELDS.values() for key in keys)
 _FRONTMATTER = re.compile(r"\A---[ \t]*\r?\n(.*?)(?:\r?\n)?^---[ \t]*(?:\r?\n|\Z)", re.S | re.M)
 _HEADING = re.compile(r"^\s{0,3}#{1,6}\s+(.+?)\s*#*\s*$", re.M)
 
@@ -150,6 +152,8 @@ def decode_memory(
             supersedes=_strs(meta.pop("supersedes", None), "supersedes"),
             consolidated_from=_strs(meta.pop("consolidated_from", None), "consolidated_from"),
             provenance=provenance,
+            importance_override=_float(meta.pop("importance_override", None), "importance_override", None),
+            typed=_typed(meta),
             extra=meta,
         )
     except FrontmatterError:
@@ -157,6 +161,19 @@ def decode_memory(
     except (TypeError, ValueError) as exc:
         raise FrontmatterError(str(exc)) from None
     return item
+
+
+def _typed(meta: dict[str, Any]) -> dict[str, Any]:
+    """Pop the typed fields (kept as written; the API validates what it writes). Dates become ISO text
+    so the index can hold them as JSON."""
+    out = {}
+    for key in TYPED_KEYS:
+        if key in meta:
+            value = meta.pop(key)
+            if value is None:
+                continue
+            out[key] = format_dt(parse_datetime(value, key)) if isinstance(value, (datetime, date)) else value
+    return out
 
 
 def _opt_str(value: Any) -> str | None:
@@ -186,8 +203,10 @@ def encode_memory(item: MemoryItem) -> str:
         "supersedes": list(item.supersedes) or None,
         "consolidated_from": list(item.consolidated_from) or None,
         "provenance": item.provenance or None,
+        "importance_override": item.importance_override,
     }
     meta.update({k: v for k, v in optional.items() if v is not None})
+    meta.update({k: item.typed[k] for k in TYPED_KEYS if item.typed.get(k) is not None})
     for key, value in item.extra.items():
         if key not in meta:
             meta[key] = value
