@@ -15,7 +15,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from memory_curator.core import indexing, search
+from memory_curator.core import health, indexing, search
 from memory_curator.core.config import MemoryConfig
 from memory_curator.core.embed import resolve as embed_resolve
 from memory_curator.core.embed.base import Embedder, EmbedderSpec
@@ -617,6 +617,10 @@ class MemoryService:
 
     def problems(self) -> list[VaultProblem]:
         return self.store.problems()
+
+    def health(self, limit: int = 500) -> health.VaultHealth:
+        """Unreadable files (with reasons), memories without embeddings, and index rows without files."""
+        return health.check(self.store, self.vault, limit)
 
     def stats(self) -> MemoryStats:
         conn = self.store.conn

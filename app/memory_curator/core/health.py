@@ -1,0 +1,35 @@
+"""Vault health: what the index could not read, what is not embedded, and index rows whose file is gone."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from memory_curator.core.index.store import IndexStore
+from memory_curator.core.model import VaultProblem
+from memory_curator.core.vault.store import Vault
+
+
+@dataclass(frozen=True)
+class VaultHealth:
+    unreadable: list[VaultProblem] = field(default_factory=list)  # files skipped, with the reason
+    unembedded: list[tuple[str, str]] = field(default_factory=list)  # (id, title), at most ``limit``
+    unembedded_count: int = 0
+    missing_files: list[tuple[str, str]] = field(default_factory=list)  # (id, path): rows without a file
+
+    @property
+    def healthy(self) -> bool:
+        return not (self.unreadable or self.unembedded_count or self.missing_files)
+
+
+def check(store: IndexStore, vault: Vault, limit: int = 500) -> VaultHealth:
+    """A read-only look: nothing is repaired here (sync, reindex_missing and rebuild_index do that)."""
+    unembedded = store.conn.execute(
+        "SELECT id, title FROM memories WHERE chunk_count = 0 ORDER BY updated_at DESC LIMIT ?", (int(limit),)
+    ).fetchall()
+    missing = sorted((f.id, rel) for rel, f in store.all_files().items() if vault.stat(rel) is None)
+    return VaultHealth(
+        unreadable=store.problems(),
+        unembedded=[(i, t) for i, t in unembedded],
+        unembedded_count=store.unembedded_count(),
+        missing_files=missing,
+    )

@@ -1,0 +1,22 @@
+"""Vault health reports each kind of problem, and the repairs clear them."""
+
+from __future__ import annotations
+
+
+def test_health_reports_unreadable_unembedded_and_missing(svc):
+    a = svc.save("kept", title="Kept")
+    b = svc.save("its file goes away", title="Gone")
+    (svc.vault.root / "context" / "broken.md").write_text("---\ntitle: [unclosed\n---\nx", encoding="utf-8")
+    svc.sync()
+    svc.vault.abs(svc.store.file_info(b.id).file_path).unlink()
+
+    report = svc.health()
+    assert [p.path for p in report.unreadable] == ["context/broken.md"]
+    assert report.unreadable[0].reason
+    assert report.missing_files == [(b.id, svc.store.file_info(b.id).file_path)]
+    assert report.unembedded_count == 2 and {i for i, _ in report.unembedded} == {a.id, b.id}
+    assert not report.healthy
+
+    svc.sync()
+    after = svc.health()
+    assert after.missing_files == [] and after.unembedded_count == 1
