@@ -1,0 +1,24 @@
+# Developer tasks. The README's two set-up commands do not need make; these are for building and checking.
+PY ?= .venv/bin/python
+
+.PHONY: help package package-model smoke icons
+
+help:
+	@echo "make package        one-folder build in dist/memory-curator/ and (Linux) a .tar.gz (several minutes)"
+	@echo "make package-model  the same with the offline embedding model (about 1.3 GB more)"
+	@echo "make smoke          start the built program offscreen on a temp vault, search, report size and start-up"
+	@echo "make icons          render resources/icons/memory-curator.svg to PNG, .ico and .icns"
+
+# PyInstaller comes with the `package` extra; install it only when missing.
+package:
+	@$(PY) -c "import PyInstaller" 2>/dev/null || $(PY) -m pip install -q -e ".[package]"
+	$(PY) packaging/build_app.py
+
+package-model:
+	MEMORY_CURATOR_BUNDLE_MODEL=1 $(MAKE) package
+
+smoke:
+	$(PY) packaging/smoke.py
+
+icons:
+	$(PY) packaging/render_icons.py
