@@ -1,0 +1,177 @@
+"""The memory list: a table model that fetches pages from the engine as the view scrolls.
+
+Only the rows seen so far are held; the total comes from ``count``. Pages arrive asynchronously: a
+``reload`` supersedes any page still in flight (requests share the key "list").
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt, Signal
+
+from memory_curator.core.model import MemoryItem
+from memory_curator.gui.models.roles import IdRole, ItemRole
+from memory_curator.gui.worker import Engine
+
+_ROOT = QModelIndex()  # the invisible root: the default parent of a table's rows
+
+PAGE = 400
+COLUMNS = ("Title", "Category", "Salience", "Updated", "Accessed", "Embedded")
+# column -> the engine's order_by; a column without one is not sortable
+ORDER_BY = {0: "title", 1: "category", 2: "salience", 3: "updated", 4: "access_count"}
+
+
+@dataclass(frozen=True)
+class ListFilter:
+    """What the browse pane selected: a category, a session, a keyword, the trash, or everything."""
+
+    category: str | None = None
+    session_id: str | None = None
+    keyword: str | None = None
+    trash: bool = False
+
+    def label(self) -> str:
+        if self.trash:
+            return "Trash"
+        for prefix, value in (("Category", self.category), ("Session", self.session_id), ("Keyword", self.keyword)):
+            if value:
+                return f"{prefix}: {value}"
+        return "All memories"
+
+
+def _fmt_date(item: MemoryItem) -> str:
+    return item.updated_at.astimezone().strftime("%Y-%m-%d %H:%M")
+
+
+class MemoryTableModel(QAbstractTableModel):
+    loaded = Signal(int)  # total rows for the current filter
+    failed = Signal(str)
+
+    def __init__(self, engine: Engine | None = None, parent=None):
+        super().__init__(parent)
+        self._engine = engine
+        self._rows: list[MemoryItem] = []
+        self._total = 0
+        self._loading = False
+        self.filter = ListFilter()
+        self._order = ("updated", False)  # (order_by, ascending)
+
+    def set_engine(self, engine: Engine) -> None:
+        self._engine = engine
+        self.beginResetModel()
+        self._rows, self._total, self._loading = [], 0, False
+        self.endResetModel()
+
+    # -- loading --------------------------------------------------------------------------------------
+
+    def _query(self) -> dict:
+        f = self.filter
+        order_by, ascending = self._order
+        return {"category": f.category, "session_id": f.session_id, "keyword": f.keyword,
+                "order_by": order_by, "descending": not ascending}
+
+    def reload(self, filter: ListFilter | None = None) -> None:
+        if filter is not None:
+            self.filter = filter
+        if self._engine is None:
+            return
+        self._loading = True
+        if self.filter.trash:
+            req = self._engine.run(lambda svc: (svc.list_trash(), None), key="list")
+        else:
+            q = self._query()
+            req = self._engine.run(
+                lambda svc: (svc.list_memories(limit=PAGE, offset=0, **q),
+                             svc.count(category=q["category"], session_id=q["session_id"], keyword=q["keyword"])),
+                key="list",
+            )
+        req.done.connect(self._on_reloaded)
+        req.failed.connect(self._on_failed)
+
+    def _on_reloaded(self, value: tuple[list[MemoryItem], int | None]) -> None:
+        rows, total = value
+        self.beginResetModel()
+        self._rows = list(rows)
+        self._total = len(rows) if total is None else total
+        self._loading = False
+        self.endResetModel()
+        self.loaded.emit(self._total)
+
+    def _on_failed(self, exc: object) -> None:
+        self._loading = False
+        self.failed.emit(str(exc))
+
+    def canFetchMore(self, parent=_ROOT) -> bool:
+        return not parent.isValid() and not self._loading and len(self._rows) < self._total
+
+    def fetchMore(self, parent=_ROOT) -> None:
+        if not self.canFetchMore(parent) or self._engine is None:
+            return
+        self._loading = True
+        req = self._engine.call("list_memories", limit=PAGE, offset=len(self._rows), key="list", **self._query())
+        req.done.connect(self._on_page)
+        req.failed.connect(self._on_failed)
+
+    def _on_page(self, rows: list[MemoryItem]) -> None:
+        self._loading = False
+        known = {it.id for it in self._rows[-PAGE:]}
+        rows = [r for r in rows if r.id not in known]  # a save between pages may shift the offsets
+        if not rows:
+            self._total = len(self._rows)
+            return
+        first = len(self._rows)
+        self.beginInsertRows(QModelIndex(), first, first + len(rows) - 1)
+        self._rows.extend(rows)
+        self.endInsertRows()
+
+    # -- Qt model -------------------------------------------------------------------------------------
+
+    def rowCount(self, parent=_ROOT) -> int:
+        return 0 if parent.isValid() else len(self._rows)
+
+    def columnCount(self, parent=_ROOT) -> int:
+        return 0 if parent.isValid() else len(COLUMNS)
+
+    def headerData(self, section: int, orientation, role=Qt.ItemDataRole.DisplayRole):
+        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole and 0 <= section < len(COLUMNS):
+            return COLUMNS[section]
+        return None
+
+    def data(self, index: QModelIndex | QPersistentModelIndex, role=Qt.ItemDataRole.DisplayRole):
+        if not index.isValid() or not (0 <= index.row() < len(self._rows)):
+            return None
+        item = self._rows[index.row()]
+        col = index.column()
+        if role == Qt.ItemDataRole.DisplayRole:
+            return (item.title, item.category, f"{item.salience:.2f}", _fmt_date(item), str(item.access_count),
+                    "yes" if item.embedded else "no")[col]
+        if role == Qt.ItemDataRole.ToolTipRole and col == 0:
+            return f"{item.title}\n{', '.join(item.keywords)}" if item.keywords else item.title
+        if role == Qt.ItemDataRole.TextAlignmentRole and col in (2, 4):
+            return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        if role == ItemRole:
+            return item
+        if role == IdRole:
+            return item.id
+        return None
+
+    def sort(self, column: int, order=Qt.SortOrder.AscendingOrder) -> None:
+        if column in ORDER_BY and not self.filter.trash:
+            self._order = (ORDER_BY[column], order == Qt.SortOrder.AscendingOrder)
+            self.reload()
+
+    # -- edits from elsewhere -------------------------------------------------------------------------
+
+    def item(self, row: int) -> MemoryItem | None:
+        return self._rows[row] if 0 <= row < len(self._rows) else None
+
+    def row_of(self, memory_id: str) -> int:
+        return next((i for i, it in enumerate(self._rows) if it.id == memory_id), -1)
+
+    def replace_item(self, item: MemoryItem) -> None:
+        """A memory changed (saved, salience): show its new values in place."""
+        row = self.row_of(item.id)
+        if row >= 0:
+            self._rows[row] = item
+            self.dataChanged.emit(self.index(row, 0), self.index(row, len(COLUMNS) - 1))

@@ -1,0 +1,87 @@
+"""What the desktop app remembers between runs (QSettings), turned into the engine's MemoryConfig."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+from pathlib import Path
+
+from PySide6.QtCore import QSettings
+
+from memory_curator.core.config import MemoryConfig
+from memory_curator.environment import config_from_env
+
+MAX_RECENT = 8
+
+
+class AppSettings:
+    """A thin typed view over QSettings. Tests pass their own QSettings (an ini file in a temp dir)."""
+
+    def __init__(self, qsettings: QSettings | None = None):
+        self.q = qsettings or QSettings("memory-curator", "Memory Curator")
+
+    def _get(self, key: str, default: str = "") -> str:
+        value = self.q.value(key, default)
+        return default if value is None else str(value)
+
+    @property
+    def vault(self) -> Path | None:
+        value = self._get("vault")
+        return Path(value) if value else None
+
+    @vault.setter
+    def vault(self, path: Path) -> None:
+        self.q.setValue("vault", str(path))
+        recent = [str(path)] + [p for p in self.recent_vaults if p != str(path)]
+        self.q.setValue("recent_vaults", json.dumps(recent[:MAX_RECENT]))
+
+    @property
+    def recent_vaults(self) -> list[str]:
+        try:
+            return [str(p) for p in json.loads(self._get("recent_vaults", "[]"))]
+        except (ValueError, TypeError):
+            return []
+
+    @property
+    def ollama_host(self) -> str:
+        return self._get("ollama/host")
+
+    @property
+    def ollama_model(self) -> str:
+        return self._get("ollama/model")
+
+    @property
+    def embedder(self) -> str:
+        return self._get("embedder", "auto")
+
+    @property
+    def decay_rates(self) -> dict[str, float]:
+        try:
+            return {str(k): float(v) for k, v in json.loads(self._get("decay_rates", "{}")).items()}
+        except (ValueError, TypeError, AttributeError):
+            return {}
+
+    def save(self, *, ollama_host: str, ollama_model: str, embedder: str, decay_rates: dict[str, float]) -> None:
+        self.q.setValue("ollama/host", ollama_host.strip())
+        self.q.setValue("ollama/model", ollama_model.strip())
+        self.q.setValue("embedder", embedder)
+        self.q.setValue("decay_rates", json.dumps(decay_rates))
+        self.q.sync()
+
+    def geometry(self) -> bytes | None:
+        value = self.q.value("window/geometry")
+        return bytes(value) if value else None
+
+    def set_geometry(self, data: bytes) -> None:
+        self.q.setValue("window/geometry", data)
+
+    def memory_config(self) -> MemoryConfig:
+        """Settings first, then the environment (OLLAMA_HOST...) on top, as the command line does."""
+        config = MemoryConfig()
+        if self.ollama_host:
+            config = replace(config, ollama_host=self.ollama_host)
+        if self.ollama_model:
+            config = replace(config, ollama_model=self.ollama_model)
+        if self.decay_rates:
+            config = replace(config, category_decay_rates={**config.category_decay_rates, **self.decay_rates})
+        return config_from_env(config)

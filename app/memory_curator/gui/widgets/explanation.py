@@ -1,0 +1,53 @@
+"""'Why this result': how a hit was ranked, from SearchResult.explanation."""
+
+from __future__ import annotations
+
+import html
+
+from PySide6.QtWidgets import QTextBrowser
+
+from memory_curator.core.model import SearchResult
+
+
+def explain_html(result: SearchResult) -> str:
+    e = result.explanation
+    title = html.escape(result.memory.title)
+    if e is None:
+        return f"<h3>{title}</h3><p>Score {result.score:.3f}. The engine gave no ranking details for this hit.</p>"
+
+    def rank(r: int | None) -> str:
+        return f"#{r}" if r is not None else "not in this list"
+
+    rows = [
+        ("Mode", html.escape(e.mode)),
+        ("Keyword rank (FTS5 / BM25)", rank(e.keyword_rank)),
+        ("Semantic rank", rank(e.semantic_rank)),
+        ("Cosine distance", f"{e.distance:.4f}" if e.distance is not None else "—"),
+        (f"Keyword contribution  w·1/(k+rank), w={e.keyword_weight:.2f}, k={e.rrf_k}", f"{e.keyword_contribution:.5f}"),
+        (f"Semantic contribution  w={e.semantic_weight:.2f}", f"{e.semantic_contribution:.5f}"),
+        ("Salience", f"{e.salience:.2f}"),
+        ("Importance (from recall history)", f"{e.importance:.2f}"),
+        ("Final score", f"{result.score:.4f}"),
+    ]
+    table = "".join(f"<tr><td>{k}</td><td align='right'><b>{v}</b></td></tr>" for k, v in rows)
+    note = f"<p><i>{html.escape(e.note)}</i></p>" if e.note else ""
+    matched = (f"<p>Matched keywords: {html.escape(', '.join(result.matched_keywords))}</p>"
+               if result.matched_keywords else "")
+    return f"<h3>Why “{title}”</h3><table cellspacing='4'>{table}</table>{matched}{note}"
+
+
+class ExplanationPanel(QTextBrowser):
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.setOpenLinks(False)
+        self.clear_result()
+
+    def show_result(self, result: SearchResult | None) -> None:
+        if result is None:
+            self.clear_result()
+        else:
+            self.setHtml(explain_html(result))
+
+    def clear_result(self) -> None:
+        self.setHtml("<p>Select a search result to see how it was ranked: its keyword and semantic ranks, "
+                     "the Reciprocal Rank Fusion contributions, and the effect of salience.</p>")

@@ -1,0 +1,82 @@
+"""Vault health: files the index could not read (with the reason), memories without embeddings, index
+rows without files, and one-click repairs. The window runs the repairs on the engine."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Signal
+from PySide6.QtWidgets import (
+    QGroupBox,
+    QHBoxLayout,
+    QLabel,
+    QListWidget,
+    QListWidgetItem,
+    QPushButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from memory_curator.core.health import VaultHealth
+from memory_curator.gui.models.roles import IdRole
+
+
+class HealthPane(QWidget):
+    refresh_requested = Signal()
+    repair_requested = Signal(str)  # "sync" | "embed" | "rebuild"
+    open_requested = Signal(str)  # a memory id
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.summary = QLabel("Not checked yet.")
+        self.summary.setWordWrap(True)
+        self.unreadable = QListWidget()
+        self.unembedded = QListWidget()
+        self.missing = QListWidget()
+        self.buttons: dict[str, QPushButton] = {}
+        lay = QVBoxLayout(self)
+        lay.addWidget(self.summary)
+        for title, widget, action, label, tip in (
+            ("Files that could not be read", self.unreadable, "sync", "Re-read files",
+             "Read the vault's files again (after you fixed a file in another editor)"),
+            ("Memories without embeddings", self.unembedded, "embed", "Embed missing",
+             "Embed every memory that has no vectors yet"),
+            ("Index rows without files", self.missing, "rebuild", "Rebuild index",
+             "Drop the index and read every file again (the files are never changed)"),
+        ):  # fmt: skip
+            box = QGroupBox(title)
+            inner = QVBoxLayout(box)
+            inner.addWidget(widget)
+            button = QPushButton(label, toolTip=tip)
+            button.clicked.connect(lambda _=False, a=action: self.repair_requested.emit(a))
+            self.buttons[action] = button
+            row = QHBoxLayout()
+            row.addStretch(1)
+            row.addWidget(button)
+            inner.addLayout(row)
+            lay.addWidget(box)
+        refresh = QPushButton("Check again")
+        refresh.clicked.connect(self.refresh_requested)
+        lay.addWidget(refresh)
+        self.unembedded.itemActivated.connect(lambda it: self.open_requested.emit(it.data(IdRole)))
+
+    def show_health(self, report: VaultHealth) -> None:
+        self.unreadable.clear()
+        for p in report.unreadable:
+            item = QListWidgetItem(f"{p.path} — {p.reason}")
+            item.setToolTip(p.reason)
+            self.unreadable.addItem(item)
+        self.unembedded.clear()
+        for mid, title in report.unembedded:
+            item = QListWidgetItem(title)
+            item.setData(IdRole, mid)
+            self.unembedded.addItem(item)
+        if report.unembedded_count > len(report.unembedded):
+            self.unembedded.addItem(f"… and {report.unembedded_count - len(report.unembedded)} more")
+        self.missing.clear()
+        for _mid, path in report.missing_files:
+            self.missing.addItem(path)
+        if report.healthy:
+            self.summary.setText("The vault is healthy: every file was read, every memory is embedded.")
+        else:
+            self.summary.setText(
+                f"{len(report.unreadable)} unreadable file(s), {report.unembedded_count} memory(ies) without "
+                f"embeddings, {len(report.missing_files)} index row(s) without a file.")

@@ -1,0 +1,36 @@
+"""Rendered markdown in a browser that loads nothing remote and runs no script.
+
+QTextBrowser has no JavaScript at all; images and stylesheets come only through ``loadResource``, which
+answers nothing for any URL, so a memory cannot make the app fetch from the network or the disk.
+"""
+
+from __future__ import annotations
+
+import markdown
+from PySide6.QtCore import QUrl
+from PySide6.QtWidgets import QTextBrowser
+
+EXTENSIONS = ["extra", "sane_lists"]
+
+
+def render_markdown(text: str) -> str:
+    md = markdown.Markdown(extensions=EXTENSIONS, output_format="html")
+    # Raw HTML in a memory is shown as text, never interpreted.
+    md.preprocessors.deregister("html_block")
+    md.inlinePatterns.deregister("html")
+    return md.convert(text)
+
+
+class SafePreview(QTextBrowser):
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.setOpenExternalLinks(False)
+        self.setOpenLinks(False)
+        self.requested_resources: list[str] = []  # what a document asked for (and did not get)
+
+    def loadResource(self, type_: int, url: QUrl):  # noqa: N802 - Qt's name
+        self.requested_resources.append(url.toString())
+        return None
+
+    def show_markdown(self, text: str) -> None:
+        self.setHtml(render_markdown(text))

@@ -1,0 +1,52 @@
+"""The status bar: which embedder is active, how many memories are not embedded yet, "Embed now", and
+the progress of a long operation with its cancel button."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Signal
+from PySide6.QtWidgets import QLabel, QProgressBar, QPushButton, QStatusBar
+
+from memory_curator.core.model import EmbedderStatus
+
+
+class EngineStatusBar(QStatusBar):
+    embed_requested = Signal()
+    cancel_requested = Signal()
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.embedder = QLabel("Opening vault…")
+        self.embedder.setObjectName("embedderStatus")
+        self.pending = QLabel()
+        self.embed_button = QPushButton("Embed now")
+        self.embed_button.setVisible(False)
+        self.progress = QProgressBar(maximumWidth=220)
+        self.progress.setVisible(False)
+        self.cancel_button = QPushButton("Cancel")
+        self.cancel_button.setVisible(False)
+        self.addPermanentWidget(self.progress)
+        self.addPermanentWidget(self.cancel_button)
+        self.addPermanentWidget(self.pending)
+        self.addPermanentWidget(self.embed_button)
+        self.addPermanentWidget(self.embedder)
+        self.embed_button.clicked.connect(self.embed_requested)
+        self.cancel_button.clicked.connect(self.cancel_requested)
+
+    def show_embedder(self, status: EmbedderStatus, unembedded: int) -> None:
+        self.embedder.setText(status.detail)
+        self.embedder.setToolTip(f"Embedder: {status.provider} {status.model or ''}".strip())
+        self.pending.setText(f"{unembedded} not embedded" if unembedded else "all embedded")
+        self.embed_button.setVisible(unembedded > 0 and status.provider != "none")
+        self.embed_button.setEnabled(status.available)
+
+    def show_progress(self, done: int, total: int, message: str = "") -> None:
+        self.progress.setVisible(True)
+        self.cancel_button.setVisible(True)
+        self.progress.setMaximum(max(total, 0))
+        self.progress.setValue(done)
+        if message:
+            self.showMessage(message)
+
+    def hide_progress(self) -> None:
+        self.progress.setVisible(False)
+        self.cancel_button.setVisible(False)

@@ -1,0 +1,55 @@
+"""Settings: the Ollama host and model, the embedder, and decay rates per category."""
+
+from __future__ import annotations
+
+from PySide6.QtWidgets import (
+    QComboBox,
+    QDialog,
+    QDialogButtonBox,
+    QDoubleSpinBox,
+    QFormLayout,
+    QLabel,
+    QLineEdit,
+    QVBoxLayout,
+)
+
+from memory_curator.gui.settings import AppSettings
+
+
+class SettingsDialog(QDialog):
+    def __init__(self, settings: AppSettings, parent=None):
+        super().__init__(parent)
+        self.setWindowTitle("Settings")
+        self.settings = settings
+        config = settings.memory_config()
+        self.host = QLineEdit(settings.ollama_host or config.ollama_host)
+        self.model = QLineEdit(settings.ollama_model or config.ollama_model)
+        self.embedder = QComboBox()
+        for key, label in (("auto", "Automatic (the vault's model, or the best available)"),
+                           ("ollama", "Ollama"), ("local", "Bundled offline model"), ("none", "None: keyword only")):
+            self.embedder.addItem(label, key)
+        self.embedder.setCurrentIndex(max(0, self.embedder.findData(settings.embedder)))
+        self.rates: dict[str, QDoubleSpinBox] = {}
+        form = QFormLayout()
+        form.addRow("Vault", QLabel(str(settings.vault or "—")))
+        form.addRow("Embedder", self.embedder)
+        form.addRow("Ollama host", self.host)
+        form.addRow("Ollama model", self.model)
+        for category, rate in sorted(config.category_decay_rates.items()):
+            spin = QDoubleSpinBox(minimum=0.5, maximum=1.0, singleStep=0.01, decimals=3, value=rate)
+            spin.setToolTip("Salience is multiplied by this per decay period of disuse (1.0: never decays)")
+            self.rates[category] = spin
+            form.addRow(f"Decay rate: {category}", spin)
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Save | QDialogButtonBox.StandardButton.Cancel)
+        buttons.accepted.connect(self.accept)
+        buttons.rejected.connect(self.reject)
+        lay = QVBoxLayout(self)
+        lay.addLayout(form)
+        lay.addWidget(QLabel("Changes take effect when the vault is reopened (done for you on Save)."))
+        lay.addWidget(buttons)
+
+    def accept(self) -> None:
+        self.settings.save(ollama_host=self.host.text(), ollama_model=self.model.text(),
+                           embedder=self.embedder.currentData(),
+                           decay_rates={c: s.value() for c, s in self.rates.items()})
+        super().accept()

@@ -1,0 +1,122 @@
+"""The File and Memory menus: open a vault, recent vaults, import, settings, consolidation, trash."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtWidgets import QFileDialog, QMenu, QMessageBox
+
+from memory_curator.gui.windows.consolidate_dialog import ConsolidateDialog
+from memory_curator.gui.windows.import_dialog import ImportDialog
+from memory_curator.gui.windows.settings_dialog import SettingsDialog
+
+
+class VaultActions:
+    def __init__(self, window):
+        self.w = window
+        self.recent_menu: QMenu | None = None
+        self.import_dialog: ImportDialog | None = None
+        self.consolidate_dialog: ConsolidateDialog | None = None
+
+    def populate_file_menu(self, menu: QMenu) -> None:
+        self._add(menu, "&Open vault…", QKeySequence.StandardKey.Open, self.choose_vault)
+        self.recent_menu = menu.addMenu("Open &recent vault")
+        self.update_recent()
+        menu.addSeparator()
+        self._add(menu, "&Import files…", "Ctrl+I", self.choose_import_files)
+        self._add(menu, "Import &folder…", None, self.choose_import_folder)
+        menu.addSeparator()
+        self._add(menu, "&Settings…", QKeySequence.StandardKey.Preferences, self.open_settings)
+        menu.addSeparator()
+        self._add(menu, "&Quit", QKeySequence.StandardKey.Quit, self.w.close)
+
+    def populate_memory_menu(self, menu: QMenu) -> None:
+        self._add(menu, "&Consolidate selected…", None, self.consolidate_selected)
+        self._add(menu, "Suggest &groups to consolidate…", None, self.suggest_groups)
+        menu.addSeparator()
+        self._add(menu, "&Restore from trash", None, self.w.restore_selected)
+        self._add(menu, "&Empty trash…", None, self.empty_trash)
+
+    def _add(self, menu: QMenu, text: str, shortcut, slot) -> QAction:
+        action = QAction(text, self.w)
+        if shortcut is not None:
+            action.setShortcut(QKeySequence(shortcut))
+        action.triggered.connect(lambda _checked=False: slot())
+        menu.addAction(action)
+        return action
+
+    # -- vaults ---------------------------------------------------------------------------------------
+
+    def update_recent(self) -> None:
+        if self.recent_menu is None:
+            return
+        self.recent_menu.clear()
+        for path in self.w.settings.recent_vaults:
+            action = self.recent_menu.addAction(path)
+            action.triggered.connect(lambda _c=False, p=path: self.w.open_vault(Path(p)))
+        self.recent_menu.setEnabled(bool(self.w.settings.recent_vaults))
+
+    def choose_vault(self) -> None:
+        folder = QFileDialog.getExistingDirectory(self.w, "Open a vault (a folder of markdown memories)")
+        if folder:
+            self.w.open_vault(Path(folder))
+
+    def open_settings(self) -> None:
+        dialog = SettingsDialog(self.w.settings, self.w)
+        if dialog.exec() and self.w.engine is not None:
+            self.w.open_vault(self.w.engine.vault)  # the new host, model and rates take effect on reopen
+
+    # -- import ---------------------------------------------------------------------------------------
+
+    def choose_import_files(self) -> None:
+        files, _ = QFileDialog.getOpenFileNames(
+            self.w, "Import files", "", "Documents (*.pdf *.md *.markdown *.txt *.json);;All files (*)")
+        if files:
+            self.import_paths([Path(f) for f in files])
+
+    def choose_import_folder(self) -> None:
+        folder = QFileDialog.getExistingDirectory(self.w, "Import a folder")
+        if folder:
+            self.import_paths([Path(folder)])
+
+    def import_paths(self, paths: list[Path]) -> ImportDialog:
+        if self.import_dialog is None or not self.import_dialog.isVisible():
+            self.import_dialog = ImportDialog(self.w.engine, self.w)
+            self.import_dialog.finished_import.connect(lambda _r: self.w._after_change("create", None))
+        self.import_dialog.start(paths, self.w._current_filter.category)
+        self.import_dialog.show()
+        self.import_dialog.raise_()
+        return self.import_dialog
+
+    # -- consolidation and trash ----------------------------------------------------------------------
+
+    def _consolidate_dialog(self) -> ConsolidateDialog:
+        dialog = ConsolidateDialog(self.w.engine, self.w)
+        dialog.consolidated.connect(lambda _v: self.w._after_change("create", None))
+        self.consolidate_dialog = dialog
+        return dialog
+
+    def consolidate_selected(self) -> ConsolidateDialog | None:
+        items = self.w.selected_items()
+        if len(items) < 2:
+            QMessageBox.information(self.w, "Consolidate", "Select two or more memories to consolidate, or use "
+                                    "Memory › Suggest groups to let the engine find similar ones.")
+            return None
+        dialog = self._consolidate_dialog()
+        dialog.preview(items)
+        dialog.show()
+        return dialog
+
+    def suggest_groups(self) -> ConsolidateDialog:
+        dialog = self._consolidate_dialog()
+        dialog.suggest(self.w._current_filter.category)
+        dialog.show()
+        return dialog
+
+    def empty_trash(self) -> None:
+        answer = QMessageBox.question(self.w, "Empty trash", "Delete the memories in the trash for good? "
+                                      "This cannot be undone.")
+        if answer == QMessageBox.StandardButton.Yes:
+            self.w.undo_stack.clear()  # undoing a delete needs the trashed file
+            self.w.track(self.w.engine.call("empty_trash"), "delete")

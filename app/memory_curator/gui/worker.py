@@ -1,0 +1,212 @@
+"""The engine on a QThread. Widgets never call MemoryService: they submit requests here and get one
+uniform result/error signal back on the main thread.
+
+A request is a function of the service, run on the worker thread in submission order. Requests that share
+a ``key`` (e.g. "search") supersede each other: an older one still queued is skipped and its result, if it
+was already running, is dropped, so a slow search never overwrites a newer one.
+"""
+
+from __future__ import annotations
+
+import itertools
+import logging
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import QObject, QThread, Signal, Slot
+
+from memory_curator.core.config import MemoryConfig
+from memory_curator.core.errors import Cancelled, CuratorError
+from memory_curator.core.progress import CancelToken
+from memory_curator.core.service import MemoryService
+
+log = logging.getLogger(__name__)
+
+PROGRESS_INTERVAL_S = 0.05  # at most ~20 progress signals a second reach the main thread
+
+
+class Request(QObject):
+    """One call into the engine, living on the main thread. Connect to ``done``/``failed`` and ``progress``."""
+
+    done = Signal(object)  # the function's return value
+    failed = Signal(object)  # the exception; str(exc) is fit to show a user when it is a CuratorError
+    progress = Signal(int, int, str)  # done, total, message
+
+    def __init__(self, rid: int, key: str | None, parent: QObject | None = None):
+        super().__init__(parent)
+        self.id = rid
+        self.key = key
+        self.token = CancelToken()
+        self.finished = False
+
+    def cancel(self) -> None:
+        self.token.cancel()
+
+
+class _Executor(QObject):
+    """Lives on the worker thread; owns the one MemoryService."""
+
+    finished = Signal(int, bool, object)  # request id, ok, value or exception
+    progressed = Signal(int, int, int, str)
+
+    def __init__(self, engine: Engine):
+        super().__init__()
+        self._engine = engine
+        self.service: MemoryService | None = None
+
+    @Slot(int, object, object)
+    def execute(self, rid: int, fn: Callable[..., Any], token: CancelToken) -> None:
+        if self._engine._superseded(rid):
+            self.finished.emit(rid, False, Cancelled())
+            return
+        last = [0.0]
+
+        def progress(done: int, total: int, message: str = "") -> None:
+            now = time.monotonic()
+            if now - last[0] >= PROGRESS_INTERVAL_S or done >= total:
+                last[0] = now
+                self.progressed.emit(rid, done, total, message)
+
+        try:
+            if self.service is None and fn not in (_open_service, _close_service):
+                raise CuratorError("The vault is not open yet.")
+            value = fn(self, _Context(progress, token))
+            self.finished.emit(rid, True, value)
+        except CuratorError as exc:  # the user's environment or input: a message to show
+            self.finished.emit(rid, False, exc)
+        except Exception as exc:  # our bug: keep the traceback in the log
+            log.exception("Engine request %d failed", rid)
+            self.finished.emit(rid, False, exc)
+
+
+class _Context:
+    """What a long operation receives: ``progress(done, total, message)`` and a ``cancel`` token."""
+
+    def __init__(self, progress: Callable[[int, int, str], None], cancel: CancelToken):
+        self.progress = progress
+        self.cancel = cancel
+
+
+def _open_service(executor: _Executor, ctx: _Context) -> MemoryService:
+    spec = executor._engine.spec
+    executor.service = MemoryService.open(spec["vault"], embedder=spec["embedder"], config=spec["config"])
+    return executor.service
+
+
+def _close_service(executor: _Executor, ctx: _Context) -> None:
+    try:
+        if executor.service is not None:
+            executor.service.close()
+            executor.service = None
+    finally:
+        executor.thread().quit()  # the last request: stop the loop only after the close ran
+
+
+class Engine(QObject):
+    """The main thread's handle on the worker. ``call`` / ``run`` return a Request to connect to."""
+
+    _submit = Signal(int, object, object)
+    opened = Signal(object)  # the MemoryService (do not call it from the main thread; for identity only)
+    open_failed = Signal(object)
+    busy_changed = Signal(bool)
+
+    def __init__(self, vault: Path, config: MemoryConfig, embedder: str = "auto", parent: QObject | None = None):
+        super().__init__(parent)
+        self.spec = {"vault": Path(vault), "config": config, "embedder": embedder}
+        self.vault = Path(vault)
+        self._ids = itertools.count(1)
+        self._pending: dict[int, Request] = {}
+        self._latest: dict[str, int] = {}
+        self._lock = threading.Lock()
+        self._thread = QThread()
+        self._thread.setObjectName("memory-curator-engine")
+        self._executor = _Executor(self)
+        self._executor.moveToThread(self._thread)
+        self._submit.connect(self._executor.execute)
+        self._executor.finished.connect(self._on_finished)
+        self._executor.progressed.connect(self._on_progress)
+        self._thread.start()
+        req = self._enqueue(_open_service, None)
+        req.done.connect(self.opened)
+        req.failed.connect(self.open_failed)
+
+    # -- submitting -----------------------------------------------------------------------------------
+
+    def call(self, method: str, *args: Any, key: str | None = None, long: bool = False, **kwargs: Any) -> Request:
+        """``svc.<method>(*args, **kwargs)`` on the worker. ``long=True`` passes ``progress`` and ``cancel``."""
+
+        def fn(executor: _Executor, ctx: _Context) -> Any:
+            if long:
+                kwargs.update(progress=ctx.progress, cancel=ctx.cancel)
+            return getattr(executor.service, method)(*args, **kwargs)
+
+        return self._enqueue(fn, key)
+
+    def run(self, fn: Callable[..., Any], *, key: str | None = None, long: bool = False) -> Request:
+        """``fn(svc)`` on the worker (or ``fn(svc, progress, cancel)`` when ``long``): for a few calls that
+        belong together, such as a page of rows and the total count."""
+
+        def call(executor: _Executor, ctx: _Context) -> Any:
+            if long:
+                return fn(executor.service, ctx.progress, ctx.cancel)
+            return fn(executor.service)
+
+        return self._enqueue(call, key)
+
+    def _enqueue(self, fn: Callable[..., Any], key: str | None) -> Request:
+        req = Request(next(self._ids), key, self)
+        with self._lock:
+            if key is not None:
+                self._latest[key] = req.id
+            self._pending[req.id] = req
+        if len(self._pending) == 1:
+            self.busy_changed.emit(True)
+        self._submit.emit(req.id, fn, req.token)
+        return req
+
+    def _superseded(self, rid: int) -> bool:
+        """Called on the worker thread: is a newer request with the same key waiting?"""
+        with self._lock:
+            req = self._pending.get(rid)
+            if req is None or req.key is None:
+                return False
+            return self._latest.get(req.key, rid) != rid
+
+    # -- results (main thread) ------------------------------------------------------------------------
+
+    @Slot(int, bool, object)
+    def _on_finished(self, rid: int, ok: bool, value: object) -> None:
+        with self._lock:
+            req = self._pending.pop(rid, None)
+        if not self._pending:
+            self.busy_changed.emit(False)
+        if req is None:
+            return
+        req.finished = True
+        stale = req.key is not None and self._latest.get(req.key) != rid
+        if not stale:
+            (req.done if ok else req.failed).emit(value)
+        req.deleteLater()
+
+    @Slot(int, int, int, str)
+    def _on_progress(self, rid: int, done: int, total: int, message: str) -> None:
+        req = self._pending.get(rid)
+        if req is not None:
+            req.progress.emit(done, total, message)
+
+    @property
+    def busy(self) -> bool:
+        return bool(self._pending)
+
+    def shutdown(self, timeout_ms: int = 30000) -> None:
+        """Cancel what is running, close the service on its own thread, and stop the thread."""
+        for req in list(self._pending.values()):
+            req.cancel()
+        if not self._thread.isRunning():
+            return
+        self._enqueue(_close_service, None)
+        if not self._thread.wait(timeout_ms):
+            log.warning("The engine thread did not stop within %d ms", timeout_ms)
