@@ -6,6 +6,7 @@ worker thread (the desktop app's QThread, the CLI's main thread, a server's work
 
 from __future__ import annotations
 
+import functools
 import logging
 import shutil
 import time
@@ -16,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from memory_curator.core import health, indexing, search
+from memory_curator.core.changes import ChangeMonitor, ChangeReport
 from memory_curator.core.config import MemoryConfig
 from memory_curator.core.embed import resolve as embed_resolve
 from memory_curator.core.embed.base import Embedder, EmbedderSpec
@@ -28,6 +30,9 @@ from memory_curator.core.errors import (
     StorageError,
     ValidationError,
 )
+from memory_curator.core.history import GitHistory
+from memory_curator.core.inbox import SETTING as INBOX_SETTING
+from memory_curator.core.inbox import Inbox, lands_in_inbox, mark_pending
 from memory_curator.core.index import db
 from memory_curator.core.index.store import FROM_MEMORIES, MEMORY_COLUMNS, IndexStore, parse_dt
 from memory_curator.core.model import (
@@ -48,11 +53,28 @@ from memory_curator.core.vault.codec import (
     parse_datetime,
     title_from,
 )
+from memory_curator.core.vault.lock import VaultLock
 from memory_curator.core.vault.settings import VaultSettings
 from memory_curator.core.vault.slug import validate_category
 from memory_curator.core.vault.store import Vault
 
 log = logging.getLogger(__name__)
+
+HISTORY_BATCH_S = 2.0  # changes made within this long of each other go into one git commit
+
+
+def _writes(method):
+    """A change to the vault: runs under the cross-process write lock (another process's read-modify-write
+    never interleaves with ours) and leaves a change for the next history commit."""
+
+    @functools.wraps(method)
+    def wrapper(self: MemoryService, *args: Any, **kwargs: Any) -> Any:
+        with self.write_lock.hold():
+            result = method(self, *args, **kwargs)
+        self._history_pending = True
+        return result
+
+    return wrapper
 
 RETRY_EMBEDDER_S = 60.0  # after a provider failure, wait this long before trying it again
 
@@ -97,6 +119,12 @@ class MemoryService:
         self._embedder_error: str | None = None
         self.last_warnings: tuple[str, ...] = ()
         self.last_sync: indexing.SyncReport | None = None
+        self.write_lock = VaultLock(vault.state_dir)
+        self.inbox = Inbox(self)
+        self.history = GitHistory(vault.root)
+        self._history_pending = False
+        self._history_at = 0.0
+        self._changes: ChangeMonitor | None = None
 
     # -- opening --------------------------------------------------------------------------------------
 
@@ -150,7 +178,41 @@ class MemoryService:
         return IndexStore.open(path, vault.root), True
 
     def close(self) -> None:
+        try:
+            self.commit_history(force=True)
+        except StorageError as exc:
+            log.warning("Could not commit the last changes to the vault's git history: %s", exc)
         self.store.close()
+
+    # -- other processes, history ---------------------------------------------------------------------
+
+    def poll_changes(self) -> ChangeReport:
+        """Cheap check for changes made by other processes and programs (call it every half second or so from
+        the thread that owns the service): syncs the index when files changed, and commits pending history."""
+        if self._changes is None:
+            self._changes = ChangeMonitor(self.store.conn, self.vault, self._sync_changed)
+        report = self._changes.poll()
+        self.commit_history()
+        return report
+
+    def _sync_changed(self) -> int:
+        with self.write_lock.hold():
+            changed = self.sync().changed
+        self._history_pending = self._history_pending or changed > 0
+        return changed
+
+    def commit_history(self, *, force: bool = False) -> str | None:
+        """Commit the vault's pending changes when it is a git repository; batched: at most one commit per
+        ``HISTORY_BATCH_S`` unless ``force``. Returns the commit id or None."""
+        if not self._history_pending or not self.history.enabled:
+            return None
+        if not force and time.monotonic() - self._history_at < HISTORY_BATCH_S:
+            return None
+        with self.write_lock.hold():
+            commit = self.history.commit_pending()
+        self._history_pending = False
+        self._history_at = time.monotonic()
+        return commit
 
     def __enter__(self) -> MemoryService:
         return self
@@ -283,20 +345,24 @@ class MemoryService:
     def _write_new(self, items: Sequence[MemoryItem], tracker: Tracker | None = None) -> list[MemoryItem]:
         """Files first (the truth), then the index rows in one transaction, then embeddings."""
         written: list[tuple[MemoryItem, str]] = []
+        if lands_in_inbox("ai", self.settings.get(INBOX_SETTING)):
+            items = [replace(it, extra=mark_pending(it.extra)) if it.source == "ai" else it for it in items]
         try:
-            for item in items:
-                rel = self.vault.write(item, None)
-                written.append((item, rel))
-            pairs = []
-            with self.store.transaction():
-                for item, rel in written:
-                    st = self.vault.stat(rel)
-                    pk = self.store.upsert(item, rel, st.mtime_ns if st else 0, st.size if st else 0)
-                    pairs.append((pk, item))
+            with self.write_lock.hold():
+                for item in items:
+                    rel = self.vault.write(item, None)
+                    written.append((item, rel))
+                pairs = []
+                with self.store.transaction():
+                    for item, rel in written:
+                        st = self.vault.stat(rel)
+                        pk = self.store.upsert(item, rel, st.mtime_ns if st else 0, st.size if st else 0)
+                        pairs.append((pk, item))
         except BaseException:
             for _, rel in written:  # all or nothing: no file without its row
                 self.vault.delete_file(rel)
             raise
+        self._history_pending = True
         self._embed_now(pairs, tracker)
         return [self.store.get(it.id) or it for it in items]
 
@@ -352,6 +418,7 @@ class MemoryService:
                 indexing.index_file(self.store, self.vault, info.file_path)
         return self.store.get(memory_id)
 
+    @_writes
     def update(self, memory_id: str, *, content: str | None = None, title: str | None = None,
                keywords: Iterable[str] | None = None, category: str | None = None, salience: float | None = None,
                session_id: str | None = None, **fields: Any) -> MemoryItem:
@@ -388,6 +455,7 @@ class MemoryService:
             raise MemoryNotFoundError(memory_id)
         return item
 
+    @_writes
     def delete(self, memory_id: str) -> bool:
         """Move the memory's file to the vault's trash and drop it from the index. False if unknown."""
         info = self.store.file_info(memory_id)
@@ -412,6 +480,7 @@ class MemoryService:
             out.append(replace(item, file_path=str(self.vault.abs(rel))))
         return out
 
+    @_writes
     def restore(self, memory_id: str) -> MemoryItem:
         """Move a trashed memory back to its category folder and index it again."""
         for rel in self.vault.scan_trash():
@@ -430,6 +499,7 @@ class MemoryService:
                 return self.store.get(memory_id)  # type: ignore[return-value]
         raise MemoryNotFoundError(memory_id)
 
+    @_writes
     def empty_trash(self) -> int:
         """Delete the trashed files for good. Returns how many."""
         n = 0

@@ -11,7 +11,7 @@ from pathlib import Path
 from memory_curator.core.errors import StorageError, VaultFileError
 from memory_curator.core.model import MemoryItem
 from memory_curator.core.vault.codec import FrontmatterError, adopted_id, decode_memory, encode_memory
-from memory_curator.core.vault.files import atomic_write_text, unique_path
+from memory_curator.core.vault.files import atomic_create_text, atomic_write_text, move_exclusive
 from memory_curator.core.vault.slug import slugify
 
 TRASH_DIR = ".trash"
@@ -63,13 +63,14 @@ class Vault:
         return Path(path).resolve().relative_to(self.root).as_posix()
 
     def new_path(self, item: MemoryItem) -> Path:
+        """The preferred path of a new memory file; ``write`` takes the next free name if it is taken."""
         day = item.created_at.astimezone(timezone.utc).strftime("%Y-%m-%d")
         folder = self.root / item.category
         path = folder / f"{day}_{slugify(item.title)}.md"
         # The slug never holds a separator, but check anyway: a title must not choose the folder.
         if path.resolve().parent != folder.resolve():
             raise StorageError(f"Refusing to write outside the vault: {path}")
-        return unique_path(path)
+        return path
 
     # -- read / write ---------------------------------------------------------------------------------
 
@@ -80,16 +81,13 @@ class Vault:
             if current.parent.name == item.category and current.parent.parent == self.root:
                 atomic_write_text(current, encode_memory(item))
                 return rel
-            target = unique_path(self.root / item.category / current.name)
-            atomic_write_text(target, encode_memory(item))
+            target = atomic_create_text(self.root / item.category / current.name, encode_memory(item))
             try:
                 current.unlink()
             except FileNotFoundError:
                 pass
             return self.rel(target)
-        target = self.new_path(item)
-        atomic_write_text(target, encode_memory(item))
-        return self.rel(target)
+        return self.rel(atomic_create_text(self.new_path(item), encode_memory(item)))
 
     def read(self, rel: str) -> MemoryItem:
         path = self.abs(rel)
@@ -160,10 +158,8 @@ class Vault:
     def move_to_trash(self, rel: str) -> str:
         """Move a file into ``.trash/`` keeping its folder; returns the trash path relative to the root."""
         src = self.abs(rel)
-        dst = unique_path(self.trash_root / rel)
-        dst.parent.mkdir(parents=True, exist_ok=True)
         try:
-            os.replace(src, dst)
+            dst = move_exclusive(src, self.trash_root / rel)
         except OSError as exc:
             raise StorageError(f"Could not move {rel} to the trash: {exc.strerror or exc}") from exc
         return self.rel(dst)
@@ -171,10 +167,8 @@ class Vault:
     def restore_from_trash(self, trash_rel: str) -> str:
         src = self.abs(trash_rel)
         inner = Path(trash_rel).relative_to(TRASH_DIR)
-        dst = unique_path(self.root / inner)
-        dst.parent.mkdir(parents=True, exist_ok=True)
         try:
-            os.replace(src, dst)
+            dst = move_exclusive(src, self.root / inner)
         except OSError as exc:
             raise StorageError(f"Could not restore {trash_rel}: {exc.strerror or exc}") from exc
         return self.rel(dst)

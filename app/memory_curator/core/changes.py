@@ -1,0 +1,76 @@
+"""A cheap "did anything change?" signal for a vault shared by several processes.
+
+Two sources of change:
+- another process wrote through the engine (the CLI, a server): SQLite's ``PRAGMA data_version`` moves when
+  another connection commits, which costs one query to notice;
+- another program touched the files (an editor, ``git pull``, a sync tool): adding, removing or renaming a
+  file changes its folder's mtime, so the folders are stat'ed on every poll; an edit in place changes only
+  the file, so a full (stat-only) sync runs every ``full_scan_s`` seconds as well.
+
+``poll`` is meant to run every half second or so on the thread that owns the service.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from memory_curator.core.index.db import Connection
+from memory_curator.core.vault.store import Vault
+
+FULL_SCAN_S = 5.0
+
+
+@dataclass(frozen=True)
+class ChangeReport:
+    index_changed: bool = False  # another process committed to the index
+    files_changed: int = 0  # files added, changed or removed by other programs (now synced)
+
+    @property
+    def changed(self) -> bool:
+        return self.index_changed or self.files_changed > 0
+
+
+class ChangeMonitor:
+    def __init__(self, conn: Connection, vault: Vault, sync: Callable[[], int], *, full_scan_s: float = FULL_SCAN_S,
+                 clock: Callable[[], float] = time.monotonic):
+        self._conn = conn
+        self._vault = vault
+        self._sync = sync  # runs a sync of the index with the files; returns how many files changed
+        self._full_scan_s = full_scan_s
+        self._clock = clock
+        self._data_version = self._read_data_version()
+        self._folders = self._folder_signature()
+        self._last_full = clock()
+
+    def _read_data_version(self) -> int:
+        return self._conn.execute("PRAGMA data_version").fetchone()[0]
+
+    def _folder_signature(self) -> dict[str, int]:
+        """mtime of the vault root and of each visible folder below it (one level: categories)."""
+        root = self._vault.root
+        sig: dict[str, int] = {}
+        try:
+            sig[""] = os.stat(root).st_mtime_ns
+            with os.scandir(root) as it:
+                for entry in it:
+                    if entry.is_dir(follow_symlinks=False) and not entry.name.startswith("."):
+                        sig[entry.name] = entry.stat(follow_symlinks=False).st_mtime_ns
+        except OSError:
+            pass
+        return sig
+
+    def poll(self) -> ChangeReport:
+        files_changed = 0
+        folders = self._folder_signature()
+        now = self._clock()
+        if folders != self._folders or now - self._last_full >= self._full_scan_s:
+            self._folders = folders
+            self._last_full = now
+            files_changed = self._sync()
+        version = self._read_data_version()
+        index_changed = version != self._data_version
+        self._data_version = version
+        return ChangeReport(index_changed, files_changed)

@@ -1,0 +1,79 @@
+"""Several processes, one vault: exclusive file names, the write lock, and the change signal."""
+
+from __future__ import annotations
+
+import os
+import threading
+from pathlib import Path
+
+from memory_curator.core.service import MemoryService
+from memory_curator.core.vault.files import atomic_create_text
+
+
+def test_exclusive_creation_never_overwrites(tmp_path):
+    target = tmp_path / "context" / "2026-01-01_same.md"
+    paths = []
+
+    def create(i):
+        paths.append(atomic_create_text(target, f"writer {i}\n"))
+
+    threads = [threading.Thread(target=create, args=(i,)) for i in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert len(set(paths)) == 8
+    assert sorted(p.read_text() for p in paths) == sorted(f"writer {i}\n" for i in range(8))
+    assert not [p for p in target.parent.iterdir() if p.name.startswith(".tmp-")]
+
+
+def test_two_services_saving_the_same_title(vault_dir, config):
+    a = MemoryService.open(vault_dir, embedder="none", config=config)
+    b = MemoryService.open(vault_dir, embedder="none", config=config)
+    try:
+        x = a.save("from a", title="Same title")
+        y = b.save("from b", title="Same title")
+        assert x.file_path != y.file_path
+        assert a.get(y.id).content == "from b" and b.get(x.id).content == "from a"
+    finally:
+        a.close()
+        b.close()
+
+
+def test_poll_sees_another_process_and_an_editor(vault_dir, config):
+    app = MemoryService.open(vault_dir, embedder="none", config=config)
+    other = MemoryService.open(vault_dir, embedder="none", config=config)
+    try:
+        assert not app.poll_changes().changed
+        other.save("Saved by the CLI")
+        report = app.poll_changes()
+        assert report.index_changed
+        assert not app.poll_changes().changed
+        # A text editor adds a file: the folder's mtime moves, the index follows on the next poll.
+        note = Path(vault_dir) / "context" / "editor_note.md"
+        note.write_text("# From my editor\n\nPlain markdown.\n")
+        os.utime(note.parent, ns=(1, 1))  # make sure the folder signature differs even on coarse clocks
+        report = app.poll_changes()
+        assert report.files_changed == 1
+        assert [m.title for m in app.list_memories() if m.title == "From my editor"]
+        note.unlink()
+        os.utime(note.parent, ns=(2, 2))
+        assert app.poll_changes().files_changed == 1
+        assert app.count() == 1
+    finally:
+        app.close()
+        other.close()
+
+
+def test_in_place_edit_is_found_by_the_periodic_full_scan(vault_dir, config):
+    svc = MemoryService.open(vault_dir, embedder="none", config=config)
+    try:
+        item = svc.save("Original words", title="Edited")
+        svc.poll_changes()
+        path = Path(item.file_path)
+        path.write_text(path.read_text().replace("Original words", "Changed in place"))
+        svc._changes._full_scan_s = 0.0  # the periodic scan is due
+        assert svc.poll_changes().files_changed == 1
+        assert svc.search("changed", mode="keyword")[0].memory.id == item.id
+    finally:
+        svc.close()
