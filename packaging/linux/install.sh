@@ -17,7 +17,13 @@ SIZES="16 32 48 64 128 256 512"
 refresh_caches() {
     # Desktops pick up new launchers and icons without these, only later; ignore their absence.
     update-desktop-database -q "$SHARE/applications" 2>/dev/null || true
-    gtk-update-icon-cache -q -t -f "$SHARE/icons/hicolor" 2>/dev/null || true
+    # Refresh an icon cache only where one exists: creating one in a user's folder can hide icons that other
+    # programs add later without refreshing it.
+    if [ -f "$SHARE/icons/hicolor/icon-theme.cache" ]; then
+        gtk-update-icon-cache -q -t -f "$SHARE/icons/hicolor" 2>/dev/null || true
+    else
+        touch "$SHARE/icons/hicolor" 2>/dev/null || true
+    fi
 }
 
 uninstall() {

@@ -156,6 +156,7 @@ def test_install_script_puts_the_app_on_the_desktop_and_takes_it_off_again(unpac
                    capture_output=True)
     assert not dest.exists() and not link.exists() and not desktop.exists()
     assert not list((prefix / "share" / "icons").rglob("*.png"))
+    assert not list((prefix / "share" / "icons").rglob("icon-theme.cache"))
     assert vault.read_text() == "# keep\n"
 
 
