@@ -14,6 +14,7 @@ os.environ["OLLAMA_HOST"] = "http://127.0.0.1:9"
 from memory_curator.core.config import MemoryConfig  # noqa: E402
 from memory_curator.core.embed import local  # noqa: E402
 from memory_curator.core.service import MemoryService  # noqa: E402
+from ollama_server import OllamaServer  # noqa: E402
 
 # The default config points at a closed port, so "auto" never finds an Ollama by accident.
 CLOSED_OLLAMA = MemoryConfig(ollama_host="http://127.0.0.1:9", ollama_timeout_s=2.0)
@@ -51,3 +52,17 @@ def svc_local(vault_dir, config, local_embedder):
     service = MemoryService.open(vault_dir, embedder=local_embedder, config=config)
     yield service
     service.close()
+
+
+@pytest.fixture
+def ollama_server(local_embedder):
+    """A real loopback HTTP server speaking Ollama's API with real vectors (see tests/ollama_server.py)."""
+    server = OllamaServer(local_embedder).start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def ollama_config(ollama_server) -> MemoryConfig:
+    """Points at the test server; short timeout, and a failed provider is retried at once."""
+    return MemoryConfig(ollama_host=ollama_server.url, ollama_timeout_s=2.0, embedder_retry_s=0.0)

@@ -17,6 +17,7 @@ class MemoryConfig:
     ollama_model: str = "nomic-embed-text"
     ollama_timeout_s: float = 30.0
     embed_batch_size: int = 32
+    embedder_retry_s: float = 60.0  # after a provider failure, skip it this long before trying again
 
     # Chunking (parent-child): tokens are words, or single CJK characters
     chunk_size: int = 512

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 
 from memory_curator.core.config import MemoryConfig
 from memory_curator.core.embed.base import Embedder
-from memory_curator.core.errors import VaultFileError
+from memory_curator.core.errors import DimensionMismatch, VaultFileError
 from memory_curator.core.index.store import IndexStore
 from memory_curator.core.model import MemoryItem
 from memory_curator.core.progress import Tracker
@@ -66,6 +66,7 @@ def embed_items(
             return
         texts = [c[4] for _, chunks in pending for c in chunks]
         vectors = embedder.embed_documents(texts)
+        check_dimension(store, vectors)
         pos = 0
         with store.transaction():
             for pk, chunks in pending:
@@ -85,6 +86,20 @@ def embed_items(
             flush()
     flush()
     return done
+
+
+def check_dimension(store: IndexStore, vectors: Sequence[Sequence[float]]) -> None:
+    """Vectors of another size than the index holds mean the model changed under its name (another version
+    pulled): say so, and what to do, before anything is written."""
+    dim, model = store.vectors.dim, store.vectors.model
+    wrong = next((len(v) for v in vectors if dim is not None and len(v) != dim), None)
+    if wrong is not None:
+        raise DimensionMismatch(
+            f"{model} now returns {wrong}-dimensional vectors, but this vault's vectors have {dim}: the model "
+            "changed (another version pulled?). Stored memories are unchanged and found by keyword. To re-embed "
+            f"every memory with the model as it is now, run `memory-curator reindex --model {model}` or change "
+            "the model in Settings."
+        )
 
 
 def ensure_vector_table(store: IndexStore, embedder: Embedder) -> None:

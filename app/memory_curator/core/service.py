@@ -76,8 +76,6 @@ def _writes(method):
 
     return wrapper
 
-RETRY_EMBEDDER_S = 60.0  # after a provider failure, wait this long before trying it again
-
 
 class BatchResult(list):
     """The saved items, in input order, plus counts for callers that want them (MCP, HTTP, importers)."""
@@ -227,10 +225,12 @@ class MemoryService:
         return self._embedder
 
     def _usable_embedder(self) -> Embedder | None:
-        """The embedder unless it failed less than a minute ago (then saves skip it instead of waiting on it)."""
+        """The embedder unless it failed less than ``config.embedder_retry_s`` ago (then saves skip it instead
+        of waiting on it)."""
         if self._embedder is None:
             return None
-        if self._embedder_failed_at is not None and time.monotonic() - self._embedder_failed_at < RETRY_EMBEDDER_S:
+        failed_at = self._embedder_failed_at
+        if failed_at is not None and time.monotonic() - failed_at < self.config.embedder_retry_s:
             return None
         return self._embedder
 
@@ -604,6 +604,7 @@ class MemoryService:
             return None
         try:
             vec = emb.embed_query(query)
+            indexing.check_dimension(self.store, [vec])
         except DimensionMismatch:
             raise
         except EmbeddingError as exc:

