@@ -19,6 +19,7 @@ from typing import Any
 from PySide6.QtCore import QObject, QThread, Signal, Slot
 
 from memory_curator.core.config import MemoryConfig
+from memory_curator.core.embed.base import Embedder
 from memory_curator.core.errors import Cancelled, CuratorError
 from memory_curator.core.progress import CancelToken
 from memory_curator.core.service import MemoryService
@@ -113,7 +114,8 @@ class Engine(QObject):
     open_failed = Signal(object)
     busy_changed = Signal(bool)
 
-    def __init__(self, vault: Path, config: MemoryConfig, embedder: str = "auto", parent: QObject | None = None):
+    def __init__(self, vault: Path, config: MemoryConfig, embedder: str | Embedder = "auto",
+                 parent: QObject | None = None):
         super().__init__(parent)
         self.spec = {"vault": Path(vault), "config": config, "embedder": embedder}
         self.vault = Path(vault)

@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from memory_curator.core.embed.base import Embedder
 from memory_curator.core.model import MemoryItem, SearchResult
 from memory_curator.gui import commands
 from memory_curator.gui.models.browse import BrowseModel, browse_counts
@@ -143,7 +144,7 @@ class MainWindow(QMainWindow):
 
     # -- vault ----------------------------------------------------------------------------------------
 
-    def open_vault(self, path: Path, embedder: str | None = None) -> None:
+    def open_vault(self, path: Path, embedder: str | Embedder | None = None) -> None:
         """Close the current vault (if any) and open ``path`` on a new engine thread."""
         if self.engine is not None:
             if not self.confirm_discard():

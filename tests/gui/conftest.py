@@ -1,0 +1,83 @@
+"""GUI fixtures: a real vault on disk, the real main window offscreen, settings in a temp ini file."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import QSettings
+
+from memory_curator.core.service import MemoryService
+from memory_curator.gui.app import create_app
+from memory_curator.gui.settings import AppSettings
+from memory_curator.gui.windows.main_window import MainWindow
+
+SAMPLE = [
+    ("We chose SQLite with sqlite-vec for the vector store: one file, no server.", "Vector store", "decisions",
+     ["sqlite", "vectors"], "s1", 0.9),
+    ("The backend is written in Python with FastAPI.", "Python + FastAPI", "decisions", ["python", "backend"], "s1", 0.85),
+    ("Session summary: we fixed the login bug and wrote tests for the token refresh.", "Login bug session",
+     "summaries", ["auth", "tests"], "s2", 0.6),
+    ("The user prefers dark mode and short answers.", "User preferences", "context", ["ui"], "s2", 0.5),
+    ("Päätimme käyttää PostgreSQL-tietokantaa raportointiin.", "Raportointitietokanta", "decisions",
+     ["tietokanta"], "s3", 0.7),
+    ("データベースはSQLiteを使うことに決めました。", "データベースの決定", "decisions", ["データベース"], "s3", 0.75),
+    ("Meeting notes: deploy on Fridays is forbidden.", "Deploy rule", "runbooks", ["deploy"], None, 0.4),
+]
+
+
+@pytest.fixture(autouse=True)
+def app_setup(qapp):
+    """The app's fonts and palette, as ``run`` sets them up."""
+    return create_app([])
+
+
+@pytest.fixture
+def gui_settings(tmp_path) -> AppSettings:
+    return AppSettings(QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat))
+
+
+def seed(vault: Path, config, rows=SAMPLE) -> dict[str, str]:
+    """Write the sample memories through the engine; title -> id."""
+    with MemoryService.open(vault, embedder="none", config=config) as svc:
+        return {t: svc.save(c, category=cat, title=t, keywords=k, session_id=s, salience=sal).id
+                for c, t, cat, k, s, sal in rows}
+
+
+@pytest.fixture
+def seeded(vault_dir, config) -> dict[str, str]:
+    return seed(vault_dir, config)
+
+
+class Harness:
+    """Opens the main window on a vault and waits for what a user would wait for."""
+
+    def __init__(self, qtbot, settings: AppSettings):
+        self.qtbot = qtbot
+        self.settings = settings
+        self.window: MainWindow | None = None
+
+    def open(self, vault: Path, embedder="none") -> MainWindow:
+        w = MainWindow(self.settings)
+        self.qtbot.addWidget(w)
+        with self.qtbot.waitSignal(w.vault_opened, timeout=30000):
+            w.open_vault(vault, embedder=embedder)
+        w.show()
+        self.window = w
+        self.idle()
+        return w
+
+    def idle(self, timeout: int = 20000) -> None:
+        self.qtbot.waitUntil(lambda: not self.window.engine.busy, timeout=timeout)
+
+    def close(self) -> None:
+        if self.window is not None:
+            self.window.editor.load(self.window.editor.item)  # nothing unsaved: closing must not prompt
+            self.window.close()
+
+
+@pytest.fixture
+def harness(qtbot, gui_settings):
+    h = Harness(qtbot, gui_settings)
+    yield h
+    h.close()
