@@ -94,6 +94,7 @@ class IndexStore:
             yield
         except BaseException:
             self._depth -= 1
+            self.vectors.forget()  # its in-memory copy may hold rows that were just rolled back
             if depth == 0:
                 self.conn.execute("ROLLBACK")
             else:

@@ -1,7 +1,19 @@
-"""Chunk vectors in a sqlite-vec ``vec0`` table, created once the embedding dimension is known.
+"""Chunk vectors: a sqlite-vec ``vec0`` table plus quantized copies for fast approximate search.
 
 Vectors are L2-normalised before they are stored, so cosine distance is the metric and a score is
 ``1 - distance``. The model that made them is recorded in ``meta``; vectors of two models never mix.
+
+Three tables, all created when the embedding dimension is known (and dropped with the model):
+
+- ``chunk_vectors`` (vec0, float32): the vectors themselves; exact KNN for small vaults.
+- ``chunk_vector_bits``: one sign bit per dimension (96 bytes for 768 dimensions).
+- ``chunk_vector_halves``: the vector in float16, for re-ranking candidates.
+
+A brute-force float scan costs about 1 ns per stored value, so beyond ``EXACT_MAX_VALUES`` the search goes
+approximate: the sign bits of every chunk are held in memory (12 MB per 100,000 x 768), the Hamming distance
+to the query's bits picks ``oversample`` times more candidates than asked for, and those are re-ranked by
+cosine on their float16 vectors, read by primary key. sqlite-vec's own ``bit[]`` KNN was measured and is
+slower than this for the candidate counts re-ranking needs (its top-k cost grows with k).
 """
 
 from __future__ import annotations
@@ -14,9 +26,17 @@ from memory_curator.core.errors import DimensionMismatch
 from memory_curator.core.index.db import Connection
 
 TABLE = "chunk_vectors"
+BITS = "chunk_vector_bits"
+HALVES = "chunk_vector_halves"
+
+# Up to this many stored values (chunks x dimensions) the exact scan takes a few ms: keep it exact.
+EXACT_MAX_VALUES = 4_000_000
+# Candidates re-ranked per result asked for, and at least this many.
+OVERSAMPLE = 8
+MIN_CANDIDATES = 400
 
 
-def to_blob(vec: Sequence[float] | np.ndarray, dim: int) -> bytes:
+def normalized(vec: Sequence[float] | np.ndarray, dim: int) -> np.ndarray:
     arr = np.asarray(vec, dtype=np.float32).reshape(-1)
     if arr.shape[0] != dim:
         raise DimensionMismatch(
@@ -24,14 +44,92 @@ def to_blob(vec: Sequence[float] | np.ndarray, dim: int) -> bytes:
             "Choose the vault's model again, or change the model (which re-embeds every memory)."
         )
     norm = float(np.linalg.norm(arr))
-    if norm > 0:
-        arr = arr / norm
-    return arr.astype(np.float32).tobytes()
+    return arr / norm if norm > 0 else arr
+
+
+def to_blob(vec: Sequence[float] | np.ndarray, dim: int) -> bytes:
+    return normalized(vec, dim).astype(np.float32).tobytes()
+
+
+def sign_bits(arr: np.ndarray) -> bytes:
+    """One bit per dimension (1 = positive), padded to whole 64-bit words."""
+    bits = np.packbits(arr > 0)
+    pad = (-len(bits)) % 8
+    return (bits.tobytes() + b"\x00" * pad) if pad else bits.tobytes()
+
+
+class _BitIndex:
+    """The sign bits of every stored chunk, word-major (one row per 64-bit word) for a fast Hamming scan."""
+
+    def __init__(self, ids: np.ndarray, words: np.ndarray):
+        self.ids = ids  # int64, ascending
+        self.words = words  # uint64, shape (n_words, n)
+        self.dead = np.zeros(len(ids), dtype=bool)
+
+    @classmethod
+    def load(cls, conn: Connection, n_words: int) -> _BitIndex:
+        rows = conn.execute(f"SELECT chunk_id, bits FROM {BITS} ORDER BY chunk_id").fetchall()
+        ids = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
+        raw = b"".join(r[1] for r in rows)
+        words = np.frombuffer(raw, dtype=np.uint64).reshape(len(rows), n_words) if rows else np.zeros((0, n_words), np.uint64)
+        return cls(ids, np.ascontiguousarray(words.T))
+
+    @property
+    def live(self) -> int:
+        return len(self.ids) - int(self.dead.sum())
+
+    def apply(self, inserted: dict[int, bytes], deleted: set[int]) -> None:
+        if deleted:
+            gone = np.fromiter(deleted, dtype=np.int64)
+            pos = np.searchsorted(self.ids, gone)
+            ok = pos < len(self.ids)
+            pos, gone = pos[ok], gone[ok]
+            self.dead[pos[self.ids[pos] == gone]] = True
+        if not inserted:
+            return
+        new_ids = np.fromiter(inserted, dtype=np.int64, count=len(inserted))
+        new_words = np.frombuffer(b"".join(inserted.values()), dtype=np.uint64).reshape(len(inserted), -1).T
+        ids = np.concatenate([self.ids, new_ids])
+        words = np.concatenate([self.words, new_words], axis=1)
+        dead = np.concatenate([self.dead, np.zeros(len(new_ids), dtype=bool)])
+        # A re-used chunk id replaces its old entry: keep the newest, then restore ascending order.
+        order = np.argsort(ids, kind="stable")
+        ids, words, dead = ids[order], words[:, order], dead[order]
+        keep = np.ones(len(ids), dtype=bool)
+        keep[:-1] = ids[:-1] != ids[1:]
+        self.ids, self.words, self.dead = ids[keep], np.ascontiguousarray(words[:, keep]), dead[keep]
+
+    def nearest(self, query_words: np.ndarray, m: int) -> np.ndarray:
+        """Chunk ids of about the ``m`` smallest Hamming distances (ties at the cut-off included)."""
+        n = len(self.ids)
+        dist = np.zeros(n, dtype=np.uint16)
+        tmp = np.empty(n, dtype=np.uint64)
+        cnt = np.empty(n, dtype=np.uint8)
+        for j in range(self.words.shape[0]):
+            np.bitwise_xor(self.words[j], query_words[j], out=tmp)
+            np.bitwise_count(tmp, out=cnt)
+            dist += cnt
+        dist[self.dead] = np.iinfo(np.uint16).max
+        if m >= n:
+            return self.ids[~self.dead]
+        # Distances are small integers: a histogram finds the cut-off faster than a partition.
+        cum = np.cumsum(np.bincount(dist, minlength=1))
+        cut = int(np.searchsorted(cum, m))
+        pick = np.flatnonzero(dist <= cut)
+        if len(pick) > 2 * m:
+            pick = pick[np.argpartition(dist[pick], m)[:m]]
+        return self.ids[pick[dist[pick] != np.iinfo(np.uint16).max]]
 
 
 class VectorTable:
     def __init__(self, conn: Connection):
         self.conn = conn
+        self._bits: _BitIndex | None = None
+        self._data_version: int | None = None
+        self._inserted: dict[int, bytes] = {}
+        self._deleted: set[int] = set()
+        self._writes_seen = 0  # the stored write counter when the in-memory bits were last in step
+        self._own_writes = 0
 
     @property
     def dim(self) -> int | None:
@@ -48,50 +146,170 @@ class VectorTable:
             self.conn.execute("SELECT 1 FROM sqlite_master WHERE name = ?", (TABLE,)).fetchone() is not None
         )
 
+    def forget(self) -> None:
+        """Drop what is cached in memory (after a rollback, or when another process changed the model)."""
+        self._bits = None
+        self._data_version = None
+        self._inserted.clear()
+        self._deleted.clear()
+        self._own_writes = 0
+
     def create(self, model: str, dim: int) -> None:
-        if self.exists():
-            self.conn.execute(f"DROP TABLE {TABLE}")
+        self._drop_tables()
         self.conn.execute(
             f"CREATE VIRTUAL TABLE {TABLE} USING vec0(chunk_id INTEGER PRIMARY KEY, "
             f"embedding float[{int(dim)}] distance_metric=cosine)"
         )
+        self._create_codes()
         self.conn.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('embed_model', ?)", (model,))
         self.conn.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('embed_dim', ?)", (str(dim),))
+        self.forget()
+
+    def _create_codes(self) -> None:
+        self.conn.execute(f"CREATE TABLE IF NOT EXISTS {BITS} (chunk_id INTEGER PRIMARY KEY, bits BLOB NOT NULL)")
+        self.conn.execute(f"CREATE TABLE IF NOT EXISTS {HALVES} (chunk_id INTEGER PRIMARY KEY, half BLOB NOT NULL)")
+
+    def _drop_tables(self) -> None:
+        for name in (TABLE, BITS, HALVES):
+            self.conn.execute(f"DROP TABLE IF EXISTS {name}")
 
     def drop(self) -> None:
-        if self.exists():
-            self.conn.execute(f"DROP TABLE {TABLE}")
+        self._drop_tables()
         self.conn.execute("DELETE FROM meta WHERE key IN ('embed_model', 'embed_dim')")
+        self.forget()
 
     def clear(self) -> None:
         if self.exists():
-            self.conn.execute(f"DELETE FROM {TABLE}")
+            for name in (TABLE, BITS, HALVES):
+                self.conn.execute(f"DELETE FROM {name}")
+        self.forget()
 
     def insert(self, chunk_id: int, vec: Sequence[float] | np.ndarray) -> None:
         dim = self.dim
         if dim is None:
             raise DimensionMismatch("The vector table has not been created for a model yet.")
-        self.conn.execute(f"INSERT INTO {TABLE} (chunk_id, embedding) VALUES (?, ?)", (chunk_id, to_blob(vec, dim)))
+        arr = normalized(vec, dim)
+        bits = sign_bits(arr)
+        self.conn.execute(f"INSERT INTO {TABLE} (chunk_id, embedding) VALUES (?, ?)", (chunk_id, arr.tobytes()))
+        self.conn.execute(f"INSERT OR REPLACE INTO {BITS} (chunk_id, bits) VALUES (?, ?)", (chunk_id, bits))
+        self.conn.execute(
+            f"INSERT OR REPLACE INTO {HALVES} (chunk_id, half) VALUES (?, ?)",
+            (chunk_id, arr.astype(np.float16).tobytes()),
+        )
+        self._deleted.discard(chunk_id)
+        self._inserted[chunk_id] = bits
+        self._count_write()
 
     def delete(self, chunk_ids: Iterable[int]) -> None:
         if not self.exists():
             return
-        self.conn.executemany(f"DELETE FROM {TABLE} WHERE chunk_id = ?", [(c,) for c in chunk_ids])
+        rows = [(c,) for c in chunk_ids]
+        for name in (TABLE, BITS, HALVES):
+            self.conn.executemany(f"DELETE FROM {name} WHERE chunk_id = ?", rows)
+        for (c,) in rows:
+            self._inserted.pop(c, None)
+            self._deleted.add(c)
+        if rows:
+            self._count_write()
 
-    def knn(self, query: Sequence[float] | np.ndarray, k: int) -> list[tuple[int, float]]:
-        """The ``k`` nearest chunks as (chunk_id, cosine distance), nearest first."""
+    def _count_write(self) -> None:
+        # Other processes compare this counter with their own tally to see whether their in-memory copy is
+        # stale (row counts alone miss a deleted chunk id being re-used).
+        self.conn.execute(
+            "INSERT INTO meta (key, value) VALUES ('vector_writes', '1') "
+            "ON CONFLICT(key) DO UPDATE SET value = CAST(value AS INTEGER) + 1"
+        )
+        self._own_writes += 1
+
+    def _stored_writes(self) -> int:
+        row = self.conn.execute("SELECT value FROM meta WHERE key = 'vector_writes'").fetchone()
+        return int(row[0]) if row else 0
+
+    def knn(self, query: Sequence[float] | np.ndarray, k: int, *, exact: bool | None = None) -> list[tuple[int, float]]:
+        """The ``k`` nearest chunks as (chunk_id, cosine distance), nearest first. Exact for small vaults,
+        approximate (sign-bit candidates re-ranked in float16) for large ones; ``exact`` forces either."""
         dim = self.dim
         if dim is None or not self.exists() or k <= 0:
             return []
-        blob = to_blob(query, dim)
-        return list(
-            self.conn.execute(
-                f"SELECT chunk_id, distance FROM {TABLE} WHERE embedding MATCH ? AND k = ? ORDER BY distance",
-                (blob, int(k)),
+        arr = normalized(query, dim)
+        if exact is None:
+            exact = self.count() * dim <= EXACT_MAX_VALUES
+        if exact:
+            return list(
+                self.conn.execute(
+                    f"SELECT chunk_id, distance FROM {TABLE} WHERE embedding MATCH ? AND k = ? ORDER BY distance",
+                    (arr.tobytes(), int(k)),
+                )
             )
-        )
+        return self._approximate(arr, k)
+
+    def _approximate(self, arr: np.ndarray, k: int) -> list[tuple[int, float]]:
+        index = self._bit_index()
+        query_words = np.frombuffer(sign_bits(arr), dtype=np.uint64)
+        cand = index.nearest(query_words, max(k * OVERSAMPLE, MIN_CANDIDATES))
+        ids: list[int] = []
+        halves: list[bytes] = []
+        cand_list = cand.tolist()
+        for i in range(0, len(cand_list), 30_000):
+            part = cand_list[i : i + 30_000]
+            marks = ",".join("?" * len(part))
+            for cid, half in self.conn.execute(f"SELECT chunk_id, half FROM {HALVES} WHERE chunk_id IN ({marks})", part):
+                ids.append(cid)
+                halves.append(half)
+        if not ids:
+            return []
+        mat = np.frombuffer(b"".join(halves), dtype=np.float16).reshape(len(ids), -1).astype(np.float32)
+        dist = 1.0 - mat @ arr
+        top = np.argsort(dist, kind="stable")[:k]
+        return [(ids[i], float(dist[i])) for i in top]
+
+    def _bit_index(self) -> _BitIndex:
+        """The in-memory sign bits, brought up to date with this connection's writes and other processes'."""
+        version = self.conn.execute("PRAGMA data_version").fetchone()[0]
+        index = self._bits
+        if index is not None and version != self._data_version:
+            # Another connection committed: keep the copy only if it wrote no vectors.
+            if self._stored_writes() != self._writes_seen + self._own_writes:
+                index = None
+        if index is None:
+            self._create_codes()
+            self._backfill_codes()
+            index = _BitIndex.load(self.conn, len(sign_bits(np.zeros(self.dim or 0))) // 8)
+        elif self._inserted or self._deleted:
+            index.apply(self._inserted, self._deleted)
+        self._inserted, self._deleted = {}, set()
+        self._writes_seen, self._own_writes = self._stored_writes(), 0
+        self._bits = index
+        self._data_version = version
+        return index
+
+    def _backfill_codes(self) -> None:
+        """Vectors stored before the quantized tables existed get their codes (a one-off upgrade)."""
+        missing = self.conn.execute(
+            f"SELECT COUNT(*) FROM {TABLE} WHERE chunk_id NOT IN (SELECT chunk_id FROM {BITS})"
+        ).fetchone()[0]
+        if not missing:
+            return
+        rows = self.conn.execute(
+            f"SELECT chunk_id, embedding FROM {TABLE} WHERE chunk_id NOT IN (SELECT chunk_id FROM {BITS})"
+        ).fetchall()
+        self.conn.execute("SAVEPOINT vector_codes")
+        try:
+            for cid, blob in rows:
+                arr = np.frombuffer(blob, dtype=np.float32)
+                self.conn.execute(f"INSERT OR REPLACE INTO {BITS} VALUES (?, ?)", (cid, sign_bits(arr)))
+                self.conn.execute(f"INSERT OR REPLACE INTO {HALVES} VALUES (?, ?)", (cid, arr.astype(np.float16).tobytes()))
+        except BaseException:
+            self.conn.execute("ROLLBACK TO vector_codes")
+            self.conn.execute("RELEASE vector_codes")
+            raise
+        self.conn.execute("RELEASE vector_codes")
 
     def count(self) -> int:
         if not self.exists():
             return 0
+        if self._bits is not None and not self._inserted and not self._deleted:
+            version = self.conn.execute("PRAGMA data_version").fetchone()[0]
+            if version == self._data_version:
+                return self._bits.live
         return self.conn.execute(f"SELECT COUNT(*) FROM {TABLE}").fetchone()[0]

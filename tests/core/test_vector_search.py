@@ -1,0 +1,119 @@
+"""Approximate vector search (sign-bit candidates, float16 re-rank) against exact search, on a real index."""
+
+from __future__ import annotations
+
+from contextlib import contextmanager
+
+import numpy as np
+import pytest
+
+from memory_curator.core.index import vectors
+from memory_curator.core.index.db import connect
+
+
+@pytest.fixture
+def table(tmp_path):
+    conn = connect(tmp_path / "v.db")
+    conn.execute("CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
+    t = vectors.VectorTable(conn)
+    t.create("test:model", 64)
+    yield t
+    conn.close()
+
+
+def _clustered(n: int, dim: int = 64, seed: int = 1) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    centres = rng.standard_normal((20, dim))
+    x = centres[rng.integers(0, 20, n)] + 0.5 * rng.standard_normal((n, dim))
+    return (x / np.linalg.norm(x, axis=1, keepdims=True)).astype(np.float32)
+
+
+def _fill(table, x, start=1):
+    table.conn.execute("BEGIN")
+    for i, v in enumerate(x, start=start):
+        table.insert(i, v)
+    table.conn.execute("COMMIT")
+
+
+@contextmanager
+def _elsewhere(tmp_path):
+    """The same index written by another connection (another process, as far as SQLite can tell)."""
+    conn = connect(tmp_path / "v.db")
+    conn.execute("BEGIN")
+    yield vectors.VectorTable(conn)
+    conn.execute("COMMIT")
+    conn.close()
+
+
+def test_approximate_search_agrees_with_exact(table):
+    x = _clustered(3000)
+    _fill(table, x)
+    queries = x[::150] + 0.05
+    overlap = []
+    for q in queries:
+        exact = [c for c, _ in table.knn(q, 10, exact=True)]
+        approx = table.knn(q, 10, exact=False)
+        assert [d for _, d in approx] == sorted(d for _, d in approx)
+        overlap.append(len(set(exact) & {c for c, _ in approx}) / 10)
+        # distances come from float16 copies: close to the exact float32 ones
+        best = dict(table.knn(q, 1, exact=True))
+        cid = next(iter(best))
+        if cid in dict(approx):
+            assert abs(dict(approx)[cid] - best[cid]) < 2e-3
+    assert np.mean(overlap) >= 0.9
+
+
+def test_in_memory_bits_follow_inserts_deletes_and_rollbacks(table):
+    x = _clustered(500, seed=2)
+    _fill(table, x)
+    q = x[7]
+    assert table.knn(q, 1, exact=False)[0][0] == 8
+    table.delete([8])
+    assert 8 not in [c for c, _ in table.knn(q, 5, exact=False)]
+    table.conn.execute("BEGIN")
+    table.insert(9999, q)
+    assert table.knn(q, 1, exact=False)[0][0] == 9999
+    table.conn.execute("ROLLBACK")
+    table.forget()  # IndexStore.transaction does this on rollback
+    assert 9999 not in [c for c, _ in table.knn(q, 5, exact=False)]
+    assert table.count() == 499
+
+
+def test_another_connection_writing_is_seen(table, tmp_path):
+    x = _clustered(300, seed=3)
+    _fill(table, x)
+    assert table.knn(x[0], 1, exact=False)[0][0] == 1
+    with _elsewhere(tmp_path) as other:
+        other.insert(5000, -x[0])
+        other.delete([1])
+    assert table.knn(-x[0], 1, exact=False)[0][0] == 5000
+    assert 1 not in [c for c, _ in table.knn(x[0], 5, exact=False)]
+
+
+def test_vectors_stored_before_the_codes_existed_are_backfilled(table):
+    x = _clustered(200, seed=4)
+    _fill(table, x)
+    table.conn.execute(f"DROP TABLE {vectors.BITS}")
+    table.conn.execute(f"DROP TABLE {vectors.HALVES}")
+    table.forget()
+    assert table.knn(x[42], 1, exact=False)[0][0] == 43
+
+
+def test_large_vaults_go_approximate(table, monkeypatch):
+    x = _clustered(200, seed=5)
+    _fill(table, x)
+    monkeypatch.setattr(vectors, "EXACT_MAX_VALUES", 100)
+    table.forget()
+    assert table.knn(x[3], 1)[0][0] == 4
+    assert table._bits is not None  # the approximate path ran
+
+
+def test_a_reused_chunk_id_written_elsewhere_is_seen(table, tmp_path):
+    x = _clustered(300, seed=6)
+    _fill(table, x)
+    assert table.knn(x[299], 1, exact=False)[0][0] == 300
+    with _elsewhere(tmp_path) as other:
+        other.delete([300])
+        other.insert(300, -x[299])  # SQLite re-uses the highest rowid once it is deleted
+    assert table.knn(-x[299], 1, exact=False)[0][0] == 300
+    assert 300 not in [c for c, _ in table.knn(x[299], 3, exact=False)]
