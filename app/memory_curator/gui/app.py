@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 
@@ -10,10 +11,13 @@ from PySide6.QtGui import QFont, QGuiApplication
 from PySide6.QtWidgets import QApplication, QMessageBox
 
 from memory_curator import __version__
+from memory_curator.appinfo import APP_ID
 from memory_curator.environment import default_vault_dir
 from memory_curator.gui import resources
+from memory_curator.gui.about import app_icon
 from memory_curator.gui.palette import apply_system_palette
 from memory_curator.gui.settings import AppSettings
+from memory_curator.gui.smoke import SMOKE_ENV, start_smoke_check
 from memory_curator.gui.windows.main_window import MainWindow
 
 # Families tried in order so Finnish and Japanese text render with real glyphs, not boxes.
@@ -21,10 +25,15 @@ UI_FONTS = ["Noto Sans", "Noto Sans CJK JP", "DejaVu Sans", "Sans Serif"]
 
 
 def create_app(argv: list[str] | None = None) -> QApplication:
+    if QApplication.instance() is None:  # Qt takes the rounding policy only before the application exists
+        QGuiApplication.setHighDpiScaleFactorRoundingPolicy(Qt.HighDpiScaleFactorRoundingPolicy.PassThrough)
     app = QApplication.instance() or QApplication(argv if argv is not None else sys.argv)
     app.setApplicationName("Memory Curator")
     app.setOrganizationName("memory-curator")
     app.setApplicationVersion(__version__)
+    # Wayland matches the window to its .desktop launcher (and so its icon) by this id.
+    app.setDesktopFileName(APP_ID)
+    app.setWindowIcon(app_icon())
     font = QFont(app.font())
     font.setFamilies(UI_FONTS)
     app.setFont(font)
@@ -53,9 +62,11 @@ def choose_vault(settings: AppSettings, explicit: Path | None, *, ask: bool = Tr
 
 def run(vault: Path | None = None, argv: list[str] | None = None) -> int:
     app = create_app(argv)
-    QGuiApplication.setHighDpiScaleFactorRoundingPolicy(Qt.HighDpiScaleFactorRoundingPolicy.PassThrough)
     settings = AppSettings()
     window = MainWindow(settings)
     window.open_vault(choose_vault(settings, vault))
     window.show()
+    smoke_query = os.environ.get(SMOKE_ENV)
+    if smoke_query:
+        _check = start_smoke_check(app, window, smoke_query)  # noqa: F841 - kept alive until exec returns
     return app.exec()

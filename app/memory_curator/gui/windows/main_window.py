@@ -26,10 +26,11 @@ from PySide6.QtWidgets import (
 from memory_curator.core.embed.base import Embedder
 from memory_curator.core.model import MemoryItem, SearchResult
 from memory_curator.gui import commands
+from memory_curator.gui.about import show_about
 from memory_curator.gui.models.browse import BrowseModel, browse_counts
 from memory_curator.gui.models.memory_table import ListFilter, MemoryTableModel
 from memory_curator.gui.models.results import HtmlRole, SearchResultsModel
-from memory_curator.gui.models.roles import FilterRole, ItemRole
+from memory_curator.gui.models.roles import FilterRole, IdRole, ItemRole
 from memory_curator.gui.settings import AppSettings
 from memory_curator.gui.widgets.editor import MemoryEditor
 from memory_curator.gui.widgets.explanation import ExplanationPanel
@@ -300,8 +301,24 @@ class MainWindow(QMainWindow):
         if value is None or value.id == self.editor.loaded_id():
             return
         if not self.confirm_discard():
+            self._reselect_editor_row()
             return
         self.editor.load(value)
+
+    def _reselect_editor_row(self) -> None:
+        """The user chose to stay on unsaved changes: point the list back at the memory being edited."""
+        view = self.current_view()
+        model = view.model()
+        loaded = self.editor.loaded_id()
+        row = next((r for r in range(model.rowCount()) if loaded and model.index(r, 0).data(IdRole) == loaded), -1)
+        self._switching = True
+        try:
+            if row >= 0:
+                view.setCurrentIndex(model.index(row, 0))
+            else:
+                view.selectionModel().clearSelection()
+        finally:
+            self._switching = False
 
     def _update_selection_bar(self, *_args) -> None:
         items = self.selected_items()
@@ -425,6 +442,8 @@ class MainWindow(QMainWindow):
         view = bar.addMenu("&View")
         self._action(view, "Vault &health", None, lambda: (self.refresh_health(), self.show_pane(self.health)))
         self._action(view, "&Why this result", None, lambda: self.show_pane(self.explanation))
+        help_menu = bar.addMenu("&Help")
+        self.about_action = self._action(help_menu, "&About Memory Curator", None, lambda: show_about(self))
 
     def _action(self, menu, text: str, shortcut, slot) -> QAction:
         action = QAction(text, self)

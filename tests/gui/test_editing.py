@@ -1,0 +1,110 @@
+"""Editing a memory writes its file; unsaved changes are never lost silently; new memories; health repairs."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt, QTimer
+from PySide6.QtWidgets import QApplication, QMessageBox
+
+from memory_curator.gui.models.roles import ItemRole
+
+
+def select_title(harness, title: str, extend: bool = False):
+    w = harness.window
+    model = w.list_model
+    row = next(r for r in range(model.rowCount()) if model.index(r, 0).data(ItemRole).title == title)
+    w.list_view.setFocus()
+    if extend:
+        w.list_view.selectionModel().select(
+            model.index(row, 0), w.list_view.selectionModel().SelectionFlag.Select
+            | w.list_view.selectionModel().SelectionFlag.Rows)
+    else:
+        w.list_view.setCurrentIndex(model.index(row, 0))
+    return model.index(row, 0).data(ItemRole)
+
+
+def file_text(vault, item_id: str) -> str:
+    for path in vault.rglob("*.md"):
+        text = path.read_text(encoding="utf-8")
+        if f"id: {item_id}" in text and ".trash" not in path.parts:
+            return text
+    raise AssertionError(f"no file for {item_id}")
+
+
+def answer_next_box(button: QMessageBox.StandardButton) -> None:
+    """Click ``button`` on the next message box once it is shown (it runs its own event loop)."""
+
+    def click() -> None:
+        box = QApplication.activeModalWidget()
+        if isinstance(box, QMessageBox):
+            box.button(button).click()
+        else:
+            QTimer.singleShot(20, click)
+
+    QTimer.singleShot(0, click)
+
+
+def test_open_edit_and_save_changes_the_file(harness, vault_dir, seeded):
+    w = harness.open(vault_dir)
+    item = select_title(harness, "Python + FastAPI")
+    assert w.editor.title.text() == "Python + FastAPI"
+    assert "<p>The backend is written" in w.editor.preview.toHtml() or "backend" in w.editor.preview.toPlainText()
+
+    w.editor.source.setPlainText("# FastAPI\n\nThe backend is **Python 3.12** with FastAPI. Päätös tehty.")
+    harness.qtbot.waitUntil(lambda: "Python 3.12" in w.editor.preview.toPlainText())  # live preview
+    w.editor.keywords.setText("python, backend, api")
+    w.editor.keywords.textEdited.emit(w.editor.keywords.text())
+    assert w.editor.dirty
+    with harness.qtbot.waitSignal(w.changed):
+        harness.qtbot.keyClick(w.editor.source, Qt.Key.Key_S, Qt.KeyboardModifier.ControlModifier)
+    text = file_text(vault_dir, item.id)
+    assert "**Python 3.12** with FastAPI. Päätös tehty." in text
+    assert "- api" in text
+    assert not w.editor.dirty
+    assert w.list_model.index(w.list_model.row_of(item.id), 0).data(ItemRole).keywords == ("python", "backend", "api")
+
+    with harness.qtbot.waitSignal(w.changed):
+        w.undo_action.trigger()
+    assert "Python 3.12" not in file_text(vault_dir, item.id)
+    assert "- api" not in file_text(vault_dir, item.id)
+
+
+def test_switching_memory_with_unsaved_changes_asks(harness, vault_dir, seeded):
+    w = harness.open(vault_dir)
+    first = select_title(harness, "Vector store")
+    w.editor.source.setPlainText("changed but not saved")
+    answer_next_box(QMessageBox.StandardButton.Cancel)
+    select_title(harness, "Deploy rule")
+    assert w.editor.loaded_id() == first.id and w.editor.dirty  # stayed, nothing lost
+
+    answer_next_box(QMessageBox.StandardButton.Save)
+    with harness.qtbot.waitSignal(w.changed):
+        select_title(harness, "Deploy rule")
+    assert w.editor.title.text() == "Deploy rule"
+    assert "changed but not saved" in file_text(vault_dir, first.id)
+
+
+def test_new_memory_with_ctrl_n(harness, vault_dir, seeded):
+    w = harness.open(vault_dir)
+    harness.qtbot.keyClick(w, Qt.Key.Key_N, Qt.KeyboardModifier.ControlModifier)
+    assert w.editor.item is None
+    harness.qtbot.keyClicks(w.editor.title, "Release checklist")
+    w.editor.source.setPlainText("Tag, build, sign, upload. 日本語も大丈夫。")
+    with harness.qtbot.waitSignal(w.changed):
+        w.save_action.trigger()
+    harness.idle()
+    assert w.editor.item is not None and w.editor.item.title == "Release checklist"
+    assert "日本語も大丈夫" in file_text(vault_dir, w.editor.item.id)
+    assert w.list_model.rowCount() == len(seeded) + 1
+
+
+def test_vault_health_lists_problems_and_repairs(harness, vault_dir, seeded):
+    (vault_dir / "context" / "broken.md").write_text("---\ntitle: [oops\n---\n", encoding="utf-8")
+    w = harness.open(vault_dir)
+    w.show_pane(w.health)
+    assert "broken.md" in w.health.unreadable.item(0).text()
+    assert w.health.unembedded.count() == len(seeded)  # opened without an embedder
+    (vault_dir / "context" / "broken.md").write_text("---\ntitle: fixed\n---\nNow readable.", encoding="utf-8")
+    w.health.buttons["sync"].click()
+    harness.idle()
+    harness.qtbot.waitUntil(lambda: w.health.unreadable.count() == 0)
+    assert w.list_model.rowCount() == len(seeded) + 1

@@ -1,0 +1,67 @@
+"""Salience for one memory and for a selection (keyboard and spin box); delete to trash and undo."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+from test_editing import file_text, select_title
+
+from memory_curator.gui.models.memory_table import ListFilter
+
+
+def salience_in_file(vault, item_id: str) -> float:
+    line = next(ln for ln in file_text(vault, item_id).splitlines() if ln.startswith("salience:"))
+    return float(line.split(":")[1])
+
+
+def test_salience_for_one_memory_with_the_keyboard(harness, vault_dir, seeded):
+    w = harness.open(vault_dir)
+    item = select_title(harness, "User preferences")  # salience 0.5
+    slider = w.selection_salience.slider
+    slider.setFocus()
+    with harness.qtbot.waitSignal(w.changed, timeout=5000):
+        for _ in range(3):
+            harness.qtbot.keyClick(slider, Qt.Key.Key_Right)
+        harness.qtbot.keyClick(slider, Qt.Key.Key_PageUp)
+    assert salience_in_file(vault_dir, item.id) == 0.63
+    assert w.list_model.index(w.list_model.row_of(item.id), 2).data() == "0.63"
+    assert w.editor.salience.value() == 0.63  # the open editor follows
+
+
+def test_salience_for_a_selection_and_undo(harness, vault_dir, seeded):
+    w = harness.open(vault_dir)
+    a = select_title(harness, "Vector store")
+    b = select_title(harness, "Deploy rule", extend=True)
+    c = select_title(harness, "Login bug session", extend=True)
+    assert w.selection_label.text() == "Salience of 3 selected"
+    with harness.qtbot.waitSignal(w.changed, timeout=5000):
+        w.selection_salience.spin.setValue(0.25)
+    assert [salience_in_file(vault_dir, x.id) for x in (a, b, c)] == [0.25, 0.25, 0.25]
+    with harness.qtbot.waitSignal(w.changed):
+        harness.qtbot.keyClick(w.list_view, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)
+    assert [salience_in_file(vault_dir, x.id) for x in (a, b, c)] == [0.9, 0.4, 0.6]
+
+
+def test_delete_moves_to_trash_and_undo_restores(harness, vault_dir, seeded):
+    w = harness.open(vault_dir)
+    item = select_title(harness, "Deploy rule")
+    before = file_text(vault_dir, item.id)
+    with harness.qtbot.waitSignal(w.changed):
+        harness.qtbot.keyClick(w.list_view, Qt.Key.Key_Delete)
+    harness.idle()
+    assert w.list_model.row_of(item.id) == -1
+    trashed = list((vault_dir / ".trash").rglob("*.md"))
+    assert len(trashed) == 1 and f"id: {item.id}" in trashed[0].read_text(encoding="utf-8")
+
+    index = w.browse_model.find(ListFilter(trash=True))
+    assert w.browse_model.data(index) == "Trash (1)"
+
+    with harness.qtbot.waitSignal(w.changed):
+        harness.qtbot.keyClick(w.list_view, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)
+    harness.idle()
+    assert file_text(vault_dir, item.id) == before
+    assert w.list_model.row_of(item.id) >= 0
+    with harness.qtbot.waitSignal(w.changed):  # and redo deletes it again
+        harness.qtbot.keyClick(w.list_view, Qt.Key.Key_Z,
+                               Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier)
+    harness.idle()
+    assert w.list_model.row_of(item.id) == -1

@@ -1,0 +1,43 @@
+"""The packaged app's self-check (MEMORY_CURATOR_SMOKE_TEST, run by packaging/smoke.py against a build) and the
+About box: both on the real main window, offscreen."""
+
+from __future__ import annotations
+
+from PySide6.QtWidgets import QApplication
+
+from memory_curator import __version__
+from memory_curator.gui.about import app_icon, build_about_box
+from memory_curator.gui.app import create_app
+from memory_curator.gui.smoke import SmokeCheck
+from memory_curator.gui.windows.main_window import MainWindow
+
+
+def test_smoke_check_searches_through_the_window_and_reports_the_count(harness, seeded, vault_dir, capsys):
+    window = harness.open(vault_dir)
+    codes: list[int] = []
+    SmokeCheck(window, "sqlite", codes.append)
+    harness.qtbot.waitUntil(lambda: bool(codes), timeout=20000)
+    assert codes == [0]
+    shown = window.results_model.rowCount()
+    assert shown >= 1
+    out = capsys.readouterr().out
+    assert "smoke: window shown" in out and f"smoke: keyword search 'sqlite': {shown} results" in out
+
+
+def test_smoke_check_fails_when_no_vault_is_open(qtbot, gui_settings, capsys):
+    window = MainWindow(gui_settings)
+    qtbot.addWidget(window)
+    codes: list[int] = []
+    SmokeCheck(window, "sqlite", codes.append)
+    qtbot.waitUntil(lambda: bool(codes), timeout=5000)
+    assert codes == [1] and "no vault is open" in capsys.readouterr().out
+
+
+def test_about_box_shows_the_one_version_and_the_app_has_its_icon(qtbot):
+    app = create_app([])
+    assert app.applicationVersion() == __version__
+    assert not QApplication.windowIcon().isNull() and not app_icon().isNull()
+    box = build_about_box()
+    qtbot.addWidget(box)
+    assert f"Memory Curator {__version__}" in box.text()
+    assert not box.iconPixmap().isNull()
