@@ -34,6 +34,9 @@ from memory_curator.core.history import GitHistory
 from memory_curator.core.inbox import SETTING as INBOX_SETTING
 from memory_curator.core.inbox import Inbox, lands_in_inbox, mark_pending
 from memory_curator.core.index import db
+from memory_curator.core.ingest import exports as ingest_exports
+from memory_curator.core.ingest import importer as ingest_importer
+from memory_curator.core.ingest.report import ImportReport
 from memory_curator.core.index.store import FROM_MEMORIES, MEMORY_COLUMNS, IndexStore, parse_dt
 from memory_curator.core.model import (
     SOURCES,
@@ -376,6 +379,7 @@ class MemoryService:
             raise ValidationError("mode must be 'rollback' or 'skip'.", field="mode")
         prepared: list[MemoryItem] = []
         errors: list[dict] = []
+        taken: set[str] = set()
         now = utcnow()
         for i, raw in enumerate(items):
             try:
@@ -389,7 +393,12 @@ class MemoryService:
                 )
                 created = fields.pop("created_at", None)
                 created_dt = _as_datetime(created) if created else now
-                prepared.append(MemoryItem(id=new_id(), created_at=created_dt, updated_at=created_dt, **values,
+                updated = fields.pop("updated_at", None)
+                updated_dt = _as_datetime(updated, "updated_at") if updated else created_dt
+                # An id is given when restoring an export or linking the parts of an imported document.
+                mid = self._free_id(fields.pop("id", None), taken)
+                taken.add(mid)
+                prepared.append(MemoryItem(id=mid, created_at=created_dt, updated_at=updated_dt, **values,
                                            **_known_fields(fields)))
             except (ValidationError, TypeError) as exc:
                 if mode == "rollback":
@@ -398,6 +407,17 @@ class MemoryService:
         tracker = Tracker(len(prepared), progress, cancel)
         saved = self._write_new(prepared, tracker) if prepared else []
         return BatchResult(saved, errors)
+
+    def _free_id(self, given: Any, taken: set[str]) -> str:
+        """``given`` if it can name a new memory (not in the vault, not earlier in the batch), else a new id."""
+        if given is None or given == "":
+            return new_id()
+        mid = str(given).strip()
+        if not mid or len(mid) > 200 or any(c in mid for c in "\r\n\x00"):
+            raise ValidationError("id must be one line of at most 200 characters.", field="id")
+        if mid in taken or self.store.file_info(mid) is not None:
+            raise ValidationError(f"A memory with id {mid!r} is already in this vault.", field="id")
+        return mid
 
     def get(self, memory_id: str, *, record_access: bool = True) -> MemoryItem | None:
         item = self._fresh(memory_id)
@@ -686,6 +706,31 @@ class MemoryService:
             self._record_model()
         return done
 
+    # -- import / export ------------------------------------------------------------------------------
+
+    def import_paths(self, paths: Sequence[str | Path], *, category: str | None = None,
+                     progress: ProgressFn | None = None, cancel: CancelToken | None = None) -> ImportReport:
+        """Import files and folders (markdown, text, PDF, JSON/JSONL exports); see ``core/ingest``.
+        Documents go to ``category`` (default ``context``); memories of this app keep their own fields.
+        One file failing never stops the others; a cancel keeps what was imported (``report.cancelled``)."""
+        target = validate_category(category) if category is not None else None
+        return ingest_importer.import_paths(
+            paths, save=self.save_batch, exists=lambda mid: self.store.file_info(mid) is not None,
+            category=target, max_text_bytes=self.config.max_content_bytes, progress=progress, cancel=cancel)
+
+    def import_memories(self, source_path: str | Path, *, category: str | None = None) -> int:
+        """The seed's API: import a file or folder; returns how many memories were created."""
+        return len(self.import_paths([source_path], category=category).memory_ids)
+
+    def export_memories(self, category: str | None = None, format: str = "markdown", *,
+                        dest: str | Path) -> ingest_exports.ExportReport:
+        """Write the memories (of one category, or all) to ``dest``: a folder laid out like the vault
+        (``markdown``) or one ``json``/``jsonl`` file. Importing it into an empty vault gives them back."""
+        where = "WHERE category = ? " if category else ""
+        rels = [r[0] for r in self.store.conn.execute(
+            f"SELECT file_path FROM memories {where}ORDER BY created_at, pk", (category,) if category else ())]
+        return ingest_exports.write_export(self.vault, rels, format, Path(dest), category)
+
     def problems(self) -> list[VaultProblem]:
         return self.store.problems()
 
@@ -718,15 +763,15 @@ class MemoryService:
 
 _ITEM_FIELDS = {
     "summary", "expires_at", "scope", "actors", "pinned", "salience_floor", "superseded_by", "supersedes",
-    "consolidated_from", "provenance", "extra",
+    "consolidated_from", "provenance", "importance_override", "typed", "extra",
 }  # fmt: skip
 
 
-def _as_datetime(value: Any) -> datetime:
+def _as_datetime(value: Any, key: str = "created_at") -> datetime:
     try:
-        dt = parse_datetime(value, "created_at")
+        dt = parse_datetime(value, key)
     except ValueError as exc:
-        raise ValidationError(str(exc), field="created_at") from None
+        raise ValidationError(str(exc), field=key) from None
     assert dt is not None
     return dt
 

@@ -1,0 +1,74 @@
+"""``import`` and ``export``: files and folders in, a markdown tree or JSON out.
+
+``import`` exits 0 when memories were imported and no file failed, 1 when there was nothing new to import,
+2 when a file failed (the others are still imported; each file's result is printed), 130 when interrupted
+(what was imported is kept).
+"""
+
+from __future__ import annotations
+
+import argparse
+import signal
+
+from memory_curator.cli import output
+from memory_curator.cli.registry import command, open_service
+from memory_curator.core.ingest.exports import FORMATS
+from memory_curator.core.progress import CancelToken
+
+EXIT_NOTHING, EXIT_FAILED, EXIT_CANCELLED = 1, 2, 130
+
+
+def _import_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("paths", nargs="+", metavar="PATH",
+                   help="markdown, text, PDF, JSON/JSONL export files, or folders of them")
+    p.add_argument("-c", "--category", default=None,
+                   help="category for imported documents (default: context); memories from this app keep theirs")
+
+
+@command("import", "import files and folders (markdown, text, PDF, JSON/JSONL exports)", _import_args)
+def cmd_import(args, vault, config):
+    token = CancelToken()
+    previous = signal.signal(signal.SIGINT, lambda *_: token.cancel())  # Ctrl-C: finish this file, then stop
+    try:
+        with open_service(args, vault, config) as svc:
+            bar = output.ProgressPrinter("importing")
+            report = svc.import_paths(args.paths, category=args.category, progress=bar, cancel=token)
+            bar.finish()
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    if args.json:
+        output.emit_json(report.as_dict())
+    else:
+        for f in report.files:
+            detail = f"{len(f.memory_ids)} memories" if f.status == "imported" else f.error
+            print(f"{f.status:<9} {f.path}  ({detail})")
+            for w in f.warnings:
+                print(f"          warning: {w}")
+        d = report.as_dict()
+        print(f"{d['memory_count']} memories from {d['imported_files']} files; {d['skipped_files']} skipped, "
+              f"{d['failed_files']} failed" + ("; cancelled" if report.cancelled else ""))
+    if report.cancelled:
+        return EXIT_CANCELLED
+    if report.failed:
+        return EXIT_FAILED
+    return 0 if report.memory_ids else EXIT_NOTHING
+
+
+def _export_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("-c", "--category", default=None, help="only this category (default: all)")
+    p.add_argument("-f", "--format", choices=FORMATS, default="markdown",
+                   help="markdown: a folder laid out like the vault; json or jsonl: one file")
+    p.add_argument("-o", "--out", required=True, help="a new or empty folder (markdown) or a new file")
+
+
+@command("export", "export memories to a markdown folder or a JSON/JSONL file", _export_args)
+def cmd_export(args, vault, config):
+    with open_service(args, vault, config) as svc:
+        report = svc.export_memories(category=args.category, format=args.format, dest=args.out)
+    if args.json:
+        output.emit_json(report)
+    else:
+        print(f"exported {report.count} memories to {report.path}")
+        for p in report.problems:
+            output.warn(f"skipped unreadable file {p['path']}: {p['reason']}")
+    return 0

@@ -1,0 +1,183 @@
+"""Importing files and folders: each file is read, parsed and saved on its own, so one bad file never stops
+the rest, and nothing of a file is written unless all of it can be (documents are saved all or nothing).
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from collections.abc import Callable, Iterable, Sequence
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from memory_curator.core.errors import Cancelled, CuratorError
+from memory_curator.core.ingest import exports
+from memory_curator.core.ingest.documents import document_items
+from memory_curator.core.ingest.markdown import parse_markdown, parse_text
+from memory_curator.core.ingest.pdf import parse_pdf
+from memory_curator.core.ingest.reading import decode_text, mib, read_bytes, sniff
+from memory_curator.core.ingest.report import (
+    FAILED,
+    IMPORTED,
+    SKIPPED,
+    FileResult,
+    ImportFileError,
+    ImportReport,
+)
+from memory_curator.core.model import MemoryItem, utcnow
+from memory_curator.core.progress import CancelToken, ProgressFn, Tracker
+from memory_curator.core.vault.codec import new_id
+
+log = logging.getLogger(__name__)
+
+KINDS = {".md": "markdown", ".markdown": "markdown", ".txt": "text", ".text": "text", ".pdf": "pdf",
+         ".json": "json", ".jsonl": "jsonl", ".ndjson": "jsonl"}
+MAX_PDF_BYTES = 200 * 1024 * 1024
+MAX_JSON_BYTES = 512 * 1024 * 1024
+
+# save(items, mode=..., cancel=...) -> an object with created_ids and errors (MemoryService.save_batch)
+SaveFn = Callable[..., Any]
+ExistsFn = Callable[[str], bool]
+
+
+def collect(paths: Iterable[str | os.PathLike]) -> list[tuple[Path, str | None]]:
+    """(file, kind) for every file named or found in a named folder (hidden files and folders skipped).
+    A folder's files of other types come back with kind None, to be reported as skipped."""
+    out: list[tuple[Path, str | None]] = []
+    seen: set[Path] = set()
+
+    def add(p: Path, kind: str | None) -> None:
+        key = p.resolve()
+        if key not in seen:
+            seen.add(key)
+            out.append((key, kind))
+
+    for raw in paths:
+        path = Path(raw).expanduser()
+        if path.is_dir():
+            for dirpath, dirnames, filenames in os.walk(path):
+                dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
+                for name in sorted(filenames):
+                    if not name.startswith("."):
+                        add(Path(dirpath) / name, KINDS.get(Path(name).suffix.lower()))
+        else:
+            # A file named explicitly is tried even with an unknown suffix: its content decides.
+            add(path, KINDS.get(path.suffix.lower(), "text"))
+    return out
+
+
+def import_paths(paths: Sequence[str | os.PathLike], *, save: SaveFn, exists: ExistsFn, category: str | None,
+                 max_text_bytes: int, progress: ProgressFn | None = None,
+                 cancel: CancelToken | None = None) -> ImportReport:
+    files = collect(paths)
+    report = ImportReport()
+    tracker = Tracker(len(files), progress, cancel)
+    now = utcnow()
+    for path, kind in files:
+        try:
+            tracker.check()
+        except Cancelled:
+            report.cancelled = True
+            break
+        result = FileResult(str(path))
+        report.files.append(result)
+        try:
+            if kind is None:
+                result.status = SKIPPED
+                result.error = f"not a file type that can be imported ({path.suffix or 'no suffix'})"
+            else:
+                _import_file(result, path, kind, save, exists, category, max_text_bytes, now, cancel)
+            tracker.step(1, path.name)
+        except Cancelled:
+            report.cancelled = True
+            break
+    return report
+
+
+def _import_file(result: FileResult, path: Path, kind: str, save: SaveFn, exists: ExistsFn, category: str | None,
+                 max_text_bytes: int, now: datetime, cancel: CancelToken | None) -> None:
+    """Fill in ``result`` for one file. Raises Cancelled (with ``result`` telling what was saved)."""
+    try:
+        if not path.exists():
+            raise ImportFileError("does not exist")
+        items, mode = _parse(path, kind, category, max_text_bytes, now, result)
+    except ImportFileError as exc:
+        result.status, result.error = FAILED, str(exc)
+        return
+    except Exception as exc:  # a parser bug on a strange file must not stop the other files
+        log.exception("Import of %s failed", path)
+        result.status, result.error = FAILED, f"could not be imported ({type(exc).__name__}: {exc})"
+        return
+    fresh = []
+    for item in items:
+        if exists(item["id"]):
+            result.warnings.append(f"memory {item['id']} is already in this vault: kept as it is")
+        else:
+            fresh.append(item)
+    if not fresh:
+        if items:
+            result.status = SKIPPED
+            result.error = "every memory in it is already in this vault"
+        elif result.status != FAILED:
+            result.status, result.error = FAILED, result.error or "holds no memory to import"
+        return
+    try:
+        batch = save(fresh, mode=mode, cancel=cancel)
+    except Cancelled:
+        # Files are written before embedding: what was written stays (reindex embeds the rest).
+        result.memory_ids = [it["id"] for it in fresh if exists(it["id"])]
+        result.status = IMPORTED if result.memory_ids else SKIPPED
+        raise
+    except CuratorError as exc:
+        result.status, result.error = FAILED, str(exc)
+        return
+    result.memory_ids = list(batch.created_ids)
+    for err in batch.errors:
+        failed = fresh[err["index"]]
+        result.warnings.append(f"{failed.get('title') or failed['id']}: {err['error']}")
+    if not result.memory_ids:
+        result.status, result.error = FAILED, "no record in it could be saved"
+
+
+def _parse(path: Path, kind: str, category: str | None, max_text_bytes: int, now: datetime,
+           result: FileResult) -> tuple[list[dict[str, Any]], str]:
+    """The items to save for one file and the save_batch mode (documents: all parts or none)."""
+    limit = {"pdf": MAX_PDF_BYTES, "json": MAX_JSON_BYTES, "jsonl": MAX_JSON_BYTES}.get(kind, max_text_bytes)
+    data = read_bytes(path, limit)
+    found = sniff(data)
+    if found == "pdf":
+        kind = "pdf"
+    elif found is not None:
+        raise ImportFileError(f"is {found}, not text: markdown, text, PDF and JSON files can be imported")
+    elif kind == "pdf":
+        raise ImportFileError("is not a readable PDF (it does not start like one)")
+    elif len(data) > max_text_bytes and kind not in ("json", "jsonl"):
+        raise ImportFileError(f"is too large ({mib(len(data))}; the limit is {mib(max_text_bytes)})")
+    result.importer = "json" if kind == "jsonl" else kind
+    target = category or "context"
+    if kind == "pdf":
+        return document_items(parse_pdf(data, path), target, now), "rollback"
+    text, encoding = decode_text(data)
+    if encoding == "cp1252":
+        result.warnings.append("not UTF-8: read as Windows-1252/Latin-1; check accented letters")
+    if kind in ("json", "jsonl"):
+        return _records(text, kind == "jsonl", target, result), "skip"
+    parsed = parse_markdown(text, path, category) if kind == "markdown" else parse_text(text, path, encoding)
+    if isinstance(parsed, MemoryItem):
+        return [exports.save_fields(parsed)], "rollback"
+    return document_items(parsed, target, now), "rollback"
+
+
+def _records(text: str, jsonl: bool, category: str, result: FileResult) -> list[dict[str, Any]]:
+    items = []
+    for n, rec in enumerate(exports.parse_records(text, jsonl), start=1):
+        try:
+            if isinstance(rec, Exception):
+                raise rec
+            item = exports.save_fields(exports.record_item(rec, category, new_id()))
+        except ValueError as exc:
+            result.warnings.append(f"record {n}: {exc}")
+            continue
+        items.append(item)
+    return items
