@@ -1,0 +1,126 @@
+"""Smoke test of the built app (`make smoke`, after `make package`). Runs the frozen program, not the source:
+
+1. ``--version`` matches ``memory_curator.__version__``;
+2. the CLI adds an English and a Japanese memory to a temp vault and finds the Japanese one by keyword
+   (so SQLite + sqlite-vec and the Sudachi dictionary work inside the build);
+3. the desktop app starts offscreen on that vault (QT_QPA_PLATFORM=offscreen), opens its main window, runs a
+   keyword search through its worker thread and exits 0 (gui/smoke.py, MEMORY_CURATOR_SMOKE_TEST).
+
+Prints the artifact sizes and the start-up time (launch to main window shown), cold and warm.
+
+    .venv/bin/python packaging/smoke.py [--program dist/memory-curator/memory-curator]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import build_app
+import bundle
+
+from memory_curator import __version__
+from memory_curator.gui.smoke import SMOKE_ENV
+
+PROGRAM = build_app.DIST / bundle.NAME / (bundle.NAME + (".exe" if sys.platform == "win32" else ""))
+TIMEOUT_S = 180
+
+
+class SmokeFailure(SystemExit):
+    def __init__(self, message: str):
+        super().__init__(f"SMOKE TEST FAILED: {message}")
+
+
+def run_cli(program: Path, env: dict[str, str], *args: str) -> str:
+    result = subprocess.run([str(program), *args], env=env, capture_output=True, text=True, timeout=TIMEOUT_S)
+    if result.returncode != 0:
+        raise SmokeFailure(f"`memory-curator {' '.join(args)}` exited {result.returncode}:\n{result.stderr}")
+    return result.stdout
+
+
+def start_app(program: Path, env: dict[str, str], vault: Path, query: str) -> tuple[float, float, int]:
+    """Launch to 'window shown' and launch to exit, in seconds, and the number of results found."""
+    started = time.monotonic()
+    proc = subprocess.Popen([str(program), "--vault", str(vault)], env={**env, SMOKE_ENV: query},
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    shown, count = None, None
+    for line in proc.stdout:  # type: ignore[union-attr]
+        print("   ", line.rstrip())
+        if line.startswith("smoke: window shown"):
+            shown = time.monotonic() - started
+        match = re.search(r"smoke: keyword search .*: (\d+) results", line)
+        if match:
+            count = int(match.group(1))
+    code = proc.wait(timeout=TIMEOUT_S)
+    total = time.monotonic() - started
+    stderr = proc.stderr.read()  # type: ignore[union-attr]
+    if code != 0 or shown is None or count is None:
+        raise SmokeFailure(f"the app exited {code} (window shown: {shown is not None}, search answered: "
+                           f"{count is not None}):\n{stderr}")
+    return shown, total, count
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--program", type=Path, default=PROGRAM, help=f"the built program (default {PROGRAM})")
+    args = parser.parse_args(argv)
+    program = args.program.resolve()
+    if not program.exists():
+        raise SmokeFailure(f"{program} does not exist: build it first with `make package`.")
+
+    with tempfile.TemporaryDirectory(prefix="memory-curator-smoke-") as tmp:
+        home, vault = Path(tmp) / "home", Path(tmp) / "vault"
+        home.mkdir()
+        # A fresh home: no settings or vault of the person running it are read or touched; no real Ollama.
+        env = {**os.environ, "HOME": str(home), "XDG_CONFIG_HOME": str(home / ".config"),
+               "XDG_DATA_HOME": str(home / ".local" / "share"), "QT_QPA_PLATFORM": "offscreen",
+               "OLLAMA_HOST": "http://127.0.0.1:9"}
+
+        version = run_cli(program, env, "--version").strip()
+        if version != f"memory-curator {__version__}":
+            raise SmokeFailure(f"--version says {version!r}, the source says {__version__}")
+
+        base = ["--vault", str(vault), "--embedder", "none"]
+        t0 = time.monotonic()
+        run_cli(program, env, *base, "add", "We chose SQLite with sqlite-vec for the index.",
+                "--title", "Vector store", "-c", "decisions", "-k", "sqlite,vectors")
+        cli_add = time.monotonic() - t0
+        run_cli(program, env, *base, "add", "検索エンジンには全文検索と意味検索を組み合わせる。",
+                "--title", "検索の方針", "-c", "decisions", "-k", "検索")
+        hits = json.loads(run_cli(program, env, *base, "search", "意味検索", "--mode", "keyword", "--json"))
+        results = hits["results"] if isinstance(hits, dict) else hits
+        if not any("検索の方針" in json.dumps(r, ensure_ascii=False) for r in results):
+            raise SmokeFailure(f"the Japanese keyword search found nothing: {hits}")
+
+        cold_shown, cold_total, count = start_app(program, env, vault, "sqlite")
+        if count < 1:
+            raise SmokeFailure("the app's keyword search for 'sqlite' found nothing")
+        warm_shown, warm_total, _ = start_app(program, env, vault, "sqlite")
+
+    folder = program.parent
+    tarballs = sorted(build_app.DIST.glob(f"{bundle.NAME}-{__version__}-*.tar.gz"))
+    rows = [
+        ("version", version),
+        ("one-folder build", f"{build_app.folder_size(folder) / 2**20:.0f} MiB  ({folder})"),
+        *[("archive", f"{t.stat().st_size / 2**20:.0f} MiB  ({t.name})") for t in tarballs],
+        ("CLI add (first run)", f"{cli_add:.2f} s"),
+        ("app start-up, cold", f"{cold_shown:.2f} s to main window; {cold_total:.2f} s to search done and exit"),
+        ("app start-up, warm", f"{warm_shown:.2f} s to main window; {warm_total:.2f} s to search done and exit"),
+        ("app keyword search", f"{count} result(s) for 'sqlite'"),
+    ]
+    width = max(len(k) for k, _ in rows)
+    print("\nsmoke test passed")
+    for key, value in rows:
+        print(f"  {key:<{width}}  {value}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
