@@ -3,7 +3,8 @@ About box: both on the real main window, offscreen."""
 
 from __future__ import annotations
 
-from PySide6.QtWidgets import QApplication
+from PySide6.QtCore import QTimer
+from PySide6.QtWidgets import QApplication, QMessageBox
 
 from memory_curator import __version__
 from memory_curator.gui.about import app_icon, build_about_box
@@ -41,3 +42,20 @@ def test_about_box_shows_the_one_version_and_the_app_has_its_icon(qtbot):
     qtbot.addWidget(box)
     assert f"Memory Curator {__version__}" in box.text()
     assert not box.iconPixmap().isNull()
+
+
+def test_help_about_opens_the_about_box_with_the_version(harness, seeded, vault_dir):
+    window = harness.open(vault_dir)
+    menus = {action.text(): action.menu() for action in window.menuBar().actions()}
+    assert window.about_action in menus["&Help"].actions()
+    seen: list[str] = []
+
+    def read_and_close() -> None:
+        box = QApplication.activeModalWidget()
+        assert isinstance(box, QMessageBox)
+        seen.append(box.text())
+        box.accept()
+
+    QTimer.singleShot(0, read_and_close)
+    window.about_action.trigger()  # modal: returns once the box is closed
+    assert seen and f"Memory Curator {__version__}" in seen[0]
