@@ -1,0 +1,74 @@
+"""`memory-curator serve` (the local HTTP API) and `memory-curator mcp` (the MCP server)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from memory_curator.cli import output
+from memory_curator.cli.registry import command, open_service
+from memory_curator.server.auth import default_token_path, load_or_create_token
+from memory_curator.server.worker import ServiceWorker
+
+# The MCP SDK, starlette and uvicorn take ~0.4 s to import: only the two server commands load them, so the
+# other commands (run often, by scripts) start fast.
+LOOPBACK = ("127.0.0.1", "::1", "localhost")
+
+DEFAULT_HTTP_PORT = 8766
+DEFAULT_MCP_PORT = 8765
+
+
+def _network_args(port: int):
+    def configure(p: argparse.ArgumentParser) -> None:
+        p.add_argument("--host", default="127.0.0.1", help="address to listen on (default: loopback only)")
+        p.add_argument("--port", type=int, default=port)
+
+    return configure
+
+
+def _warn_if_exposed(host: str) -> None:
+    if host not in LOOPBACK:
+        output.warn(f"listening on {host}: other machines can reach this server; keep the token secret")
+
+
+def _serve_args(p: argparse.ArgumentParser) -> None:
+    _network_args(DEFAULT_HTTP_PORT)(p)
+    p.add_argument("--show-token", action="store_true", help="print the bearer token and exit")
+
+
+@command("serve", "serve the vault over a local HTTP API (bearer token required)", _serve_args)
+def cmd_serve(args, vault, config):
+    token_path = default_token_path()
+    token = load_or_create_token(token_path)
+    if args.show_token:
+        output.emit_json({"token": token, "file": str(token_path)}) if args.json else print(token)
+        return 0
+    _warn_if_exposed(args.host)
+    from memory_curator.server.run import serve_http  # noqa: PLC0415 - heavy, see the note at the top
+
+    worker = ServiceWorker(lambda: open_service(args, vault, config))
+    print(f"Memory Curator API on http://{args.host}:{args.port} (vault {worker.svc.vault.root}); token file "
+          f"{token_path}", file=sys.stderr)
+    try:
+        serve_http(worker, token, host=args.host, port=args.port)
+    finally:
+        worker.close()
+
+
+def _mcp_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--http", action="store_true", help="streamable HTTP instead of stdio")
+    _network_args(DEFAULT_MCP_PORT)(p)
+    p.add_argument("--client", default="mcp", help="name recorded as the provenance of stored memories")
+
+
+@command("mcp", "serve the vault to LLM clients over MCP (stdio, or --http on loopback)", _mcp_args)
+def cmd_mcp(args, vault, config):
+    from memory_curator.mcp.server import serve as serve_mcp  # noqa: PLC0415 - heavy, see the note at the top
+
+    if args.http:
+        _warn_if_exposed(args.host)
+    worker = ServiceWorker(lambda: open_service(args, vault, config))
+    try:
+        serve_mcp(worker, http=args.http, host=args.host, port=args.port, client=args.client)
+    finally:
+        worker.close()

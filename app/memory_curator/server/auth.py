@@ -1,0 +1,42 @@
+"""The HTTP API's bearer token: generated on first start, kept in the user's config folder (never in the vault,
+which may be shared through git), shown by `memory-curator serve --show-token` and in the app's settings."""
+
+from __future__ import annotations
+
+import hmac
+import os
+import secrets
+from pathlib import Path
+
+from platformdirs import user_config_dir
+
+from memory_curator.core.vault.files import atomic_write_text
+
+TOKEN_ENV = "MEMORY_CURATOR_TOKEN_FILE"
+
+
+def default_token_path() -> Path:
+    env = os.environ.get(TOKEN_ENV)
+    if env:
+        return Path(env).expanduser()
+    return Path(user_config_dir("memory-curator", appauthor=False)) / "api-token"
+
+
+def load_or_create_token(path: Path) -> str:
+    try:
+        token = path.read_text(encoding="utf-8").strip()
+    except FileNotFoundError:
+        token = ""
+    if len(token) >= 32:
+        return token
+    token = secrets.token_urlsafe(32)
+    atomic_write_text(path, token + "\n")
+    os.chmod(path, 0o600)  # the token is a password
+    return token
+
+
+def bearer_ok(header: str | None, token: str) -> bool:
+    if not header:
+        return False
+    scheme, _, value = header.partition(" ")
+    return scheme.lower() == "bearer" and hmac.compare_digest(value.strip().encode(), token.encode())

@@ -1,0 +1,52 @@
+"""The engine on one thread, for asynchronous servers (HTTP, MCP).
+
+MemoryService owns a SQLite connection bound to the thread that opened it, so every call runs on one
+dedicated thread; requests wait their turn there, in order. Between requests the thread polls for changes made
+by other processes (and commits pending git history), so a long-running server never serves a stale index.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, TypeVar
+
+from memory_curator.core.errors import CuratorError
+from memory_curator.core.service import MemoryService
+
+log = logging.getLogger(__name__)
+T = TypeVar("T")
+POLL_S = 1.0
+
+
+class ServiceWorker:
+    def __init__(self, opener: Callable[[], MemoryService]):
+        self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="memory-curator-engine")
+        self.svc: MemoryService = self._executor.submit(opener).result()
+        self._closed = False
+
+    def run(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+        """Run ``fn(svc, *args, **kwargs)`` on the engine thread and wait for it (from a non-async caller)."""
+        return self._executor.submit(fn, self.svc, *args, **kwargs).result()
+
+    async def call(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+        """Run ``fn(svc, *args, **kwargs)`` on the engine thread without blocking the event loop."""
+        return await asyncio.wrap_future(self._executor.submit(fn, self.svc, *args, **kwargs))
+
+    async def poll_forever(self, every_s: float = POLL_S) -> None:
+        """Keep the index in step with other processes and commit history; runs until cancelled."""
+        while True:
+            await asyncio.sleep(every_s)
+            try:
+                await self.call(MemoryService.poll_changes)
+            except CuratorError as exc:
+                log.warning("Checking the vault for changes failed: %s", exc)
+
+    def close(self) -> None:
+        if self._closed:
+            return
+        self._closed = True
+        self._executor.submit(self.svc.close).result()
+        self._executor.shutdown(wait=True)

@@ -1,0 +1,124 @@
+"""The MCP server through the SDK's own client: in process, and over stdio against `memory-curator mcp`."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import sys
+
+import pytest
+from mcp import Client, StdioServerParameters
+
+from memory_curator.core.service import MemoryService
+from memory_curator.mcp.server import build_server
+from memory_curator.server.worker import ServiceWorker
+
+TOOLS = {"memory_store", "memory_batch_store", "memory_batch_update", "memory_search", "memory_get",
+         "memory_update", "memory_delete", "memory_get_score", "memory_set_score", "memory_consolidate",
+         "memory_session_context"}
+
+
+@pytest.fixture
+def worker(vault_dir, config):
+    w = ServiceWorker(lambda: MemoryService.open(vault_dir, embedder="none", config=config))
+    yield w
+    w.close()
+
+
+def _run(coro):
+    return asyncio.run(coro)
+
+
+async def _ok(client: Client, name: str, args: dict):
+    result = await client.call_tool(name, args)
+    assert not result.is_error, (name, result.content)
+    return result.structured_content
+
+
+async def _error(client: Client, name: str, args: dict) -> str:
+    result = await client.call_tool(name, args)
+    assert result.is_error, (name, result.structured_content)
+    return result.content[0].text
+
+
+def test_every_tool_over_an_in_process_session(worker):
+    async def session():
+        async with Client(build_server(worker, client="claude-desktop")) as c:
+            listed = {t.name: t for t in (await c.list_tools()).tools}
+            assert set(listed) == TOOLS
+            assert listed["memory_search"].input_schema["properties"]["search_mode"]["enum"] == [
+                "keyword", "semantic", "hybrid"]
+
+            a = await _ok(c, "memory_store", {"content": "We chose SQLite with sqlite-vec for vectors.",
+                                              "title": "Vector store", "category": "decisions",
+                                              "keywords": ["sqlite"], "session_id": "s1"})
+            assert a["source"] == "ai" and a["in_inbox"] and a["provenance"]["client"] == "claude-desktop"
+            batch = await _ok(c, "memory_batch_store", {"items": [
+                {"content": "Backend in Python with FastAPI.", "session_id": "s1", "keywords": ["python"]},
+                {"content": "Tests use real SQLite.", "session_id": "s1"}]})
+            assert batch["success_count"] == 2 and batch["error_count"] == 0
+            b, t = batch["created_ids"]
+
+            hits = await _ok(c, "memory_search", {"query": "sqlite vectors", "search_mode": "keyword"})
+            assert hits["results"][0]["memory"]["id"] == a["id"]
+            sem = await _ok(c, "memory_search", {"query": "python", "search_mode": "hybrid", "category": "context"})
+            assert [h["memory"]["id"] for h in sem["results"]] == [b] and sem["warnings"]  # no embedder: keyword
+
+            assert (await _ok(c, "memory_get", {"id": b}))["content"] == "Backend in Python with FastAPI."
+            upd = await _ok(c, "memory_update", {"id": b, "salience": 0.3, "keywords": ["python", "fastapi"]})
+            assert upd["salience"] == 0.3 and upd["keywords"] == ["python", "fastapi"]
+            bu = await _ok(c, "memory_batch_update", {"updates": [{"id": a["id"], "salience": 0.9},
+                                                                  {"id": t, "title": "Testing"}]})
+            assert bu["success_count"] == 2
+
+            score = await _ok(c, "memory_get_score", {"id": a["id"]})
+            assert 0.0 <= score["score"] <= 1.0
+            score = await _ok(c, "memory_set_score", {"id": a["id"], "score": 0.95})
+            assert score["score"] == 0.95
+
+            ctx = await _ok(c, "memory_session_context", {"session_id": "s1"})
+            assert ctx["count"] == 3 and ctx["tokens"] > 0
+
+            merged = await _ok(c, "memory_consolidate", {"ids": [b, t], "title": "Stack"})
+            assert merged
+
+            assert (await _ok(c, "memory_delete", {"id": t}))["deleted"] is True
+            assert (await _ok(c, "memory_delete", {"id": t}))["deleted"] is False
+
+    _run(session())
+
+
+def test_bad_input_comes_back_as_tool_errors(worker):
+    async def session():
+        async with Client(build_server(worker)) as c:
+            assert "NOT_FOUND" in await _error(c, "memory_get", {"id": "nope"})
+            assert "content" in await _error(c, "memory_store", {"content": ""})
+            assert "VALIDATION_ERROR" in await _error(c, "memory_store", {"content": "x", "category": "../up"})
+            assert "search_mode" in await _error(c, "memory_search", {"query": "x", "search_mode": "fuzzy"})
+            assert "salience" in await _error(c, "memory_update", {"id": "x", "salience": 7})
+            assert "100" in await _error(c, "memory_batch_store", {"items": [{"content": "x"}] * 101})
+            assert await _error(c, "memory_consolidate", {})
+            # The server is still fine after all that.
+            assert (await _ok(c, "memory_store", {"content": "still works"}))["id"]
+
+    _run(session())
+
+
+def test_stdio_server_subprocess(vault_dir):
+    params = StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "memory_curator.cli.main", "--vault", str(vault_dir), "--embedder", "none", "mcp"],
+        env={**os.environ, "OLLAMA_HOST": "http://127.0.0.1:9"},
+    )
+
+    async def session():
+        async with Client(params) as c:
+            assert {t.name for t in (await c.list_tools()).tools} == TOOLS
+            stored = await _ok(c, "memory_store", {"content": "Stored over stdio", "keywords": ["stdio"]})
+            hits = await _ok(c, "memory_search", {"query": "stdio", "search_mode": "keyword"})
+            assert hits["results"][0]["memory"]["id"] == stored["id"]
+            assert "NOT_FOUND" in await _error(c, "memory_get", {"id": "missing"})
+
+    _run(session())
+    with MemoryService.open(vault_dir, embedder="none") as svc:
+        assert [m.title for m in svc.inbox.items()] == ["Stored over stdio"]
