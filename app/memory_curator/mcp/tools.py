@@ -17,7 +17,6 @@ from pydantic import Field
 
 from memory_curator.cli.output import to_jsonable
 from memory_curator.core.errors import CuratorError
-from memory_curator.core.lifecycle.importance import ImportanceScore
 from memory_curator.core.service import MemoryService
 from memory_curator.server import operations
 from memory_curator.server.schemas import (
@@ -181,5 +180,6 @@ def _fields(**values: Any) -> MemoryFields:
     return _validated(MemoryFields, **values)
 
 
-def _score(score: ImportanceScore) -> dict[str, Any]:
+def _score(score: Any) -> dict[str, Any]:
+    """An ImportanceScore, with ``score`` (the importance in use) first as the seed names it."""
     return {"score": score.importance, **to_jsonable(score)}
