@@ -3,7 +3,8 @@
 1. ``--version`` matches ``memory_curator.__version__``;
 2. the CLI adds an English and a Japanese memory to a temp vault and finds the Japanese one by keyword
    (so SQLite + sqlite-vec and the Sudachi dictionary work inside the build);
-3. the desktop app starts offscreen on that vault (QT_QPA_PLATFORM=offscreen), opens its main window, runs a
+3. the MCP server (stdio) answers initialize and lists its tools (so the MCP SDK is in the build);
+4. the desktop app starts offscreen on that vault (QT_QPA_PLATFORM=offscreen), opens its main window, runs a
    keyword search through its worker thread and exits 0 (gui/smoke.py, MEMORY_CURATOR_SMOKE_TEST).
 
 Prints the artifact sizes and the start-up time (launch to main window shown), cold and warm.
@@ -43,6 +44,25 @@ def run_cli(program: Path, env: dict[str, str], *args: str) -> str:
     if result.returncode != 0:
         raise SmokeFailure(f"`memory-curator {' '.join(args)}` exited {result.returncode}:\n{result.stderr}")
     return result.stdout
+
+
+MCP_HANDSHAKE = [
+    {"jsonrpc": "2.0", "id": 1, "method": "initialize",
+     "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "smoke", "version": "0"}}},
+    {"jsonrpc": "2.0", "method": "notifications/initialized"},
+    {"jsonrpc": "2.0", "id": 2, "method": "tools/list"},
+]
+
+
+def mcp_tools(program: Path, env: dict[str, str], vault: Path) -> list[str]:
+    """The tool names the built MCP server lists over stdio; closing its input ends it."""
+    lines = "".join(json.dumps(m) + "\n" for m in MCP_HANDSHAKE)
+    result = subprocess.run([str(program), "--vault", str(vault), "--embedder", "none", "mcp"], input=lines,
+                            env=env, capture_output=True, text=True, timeout=TIMEOUT_S)
+    replies = {r.get("id"): r for r in map(json.loads, filter(None, result.stdout.splitlines()))}
+    if result.returncode != 0 or 2 not in replies:
+        raise SmokeFailure(f"the MCP server exited {result.returncode} without listing tools:\n{result.stderr}")
+    return [tool["name"] for tool in replies[2]["result"]["tools"]]
 
 
 def start_app(program: Path, env: dict[str, str], vault: Path, query: str) -> tuple[float, float, int]:
@@ -99,6 +119,10 @@ def main(argv: list[str] | None = None) -> int:
         if not any("検索の方針" in json.dumps(r, ensure_ascii=False) for r in results):
             raise SmokeFailure(f"the Japanese keyword search found nothing: {hits}")
 
+        tools = mcp_tools(program, env, vault)
+        if "memory_search" not in tools:
+            raise SmokeFailure(f"the MCP server lists no memory_search tool: {tools}")
+
         cold_shown, cold_total, count = start_app(program, env, vault, "sqlite")
         if count < 1:
             raise SmokeFailure("the app's keyword search for 'sqlite' found nothing")
@@ -114,6 +138,7 @@ def main(argv: list[str] | None = None) -> int:
         ("app start-up, cold", f"{cold_shown:.2f} s to main window; {cold_total:.2f} s to search done and exit"),
         ("app start-up, warm", f"{warm_shown:.2f} s to main window; {warm_total:.2f} s to search done and exit"),
         ("app keyword search", f"{count} result(s) for 'sqlite'"),
+        ("MCP server (stdio)", f"{len(tools)} tools: {', '.join(tools)}"),
     ]
     width = max(len(k) for k, _ in rows)
     print("\nsmoke test passed")
