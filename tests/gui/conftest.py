@@ -5,25 +5,12 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from gui_helpers import seed
 from PySide6.QtCore import QSettings
 
-from memory_curator.core.service import MemoryService
 from memory_curator.gui.app import create_app
 from memory_curator.gui.settings import AppSettings
 from memory_curator.gui.windows.main_window import MainWindow
-
-SAMPLE = [
-    ("We chose SQLite with sqlite-vec for the vector store: one file, no server.", "Vector store", "decisions",
-     ["sqlite", "vectors"], "s1", 0.9),
-    ("The backend is written in Python with FastAPI.", "Python + FastAPI", "decisions", ["python", "backend"], "s1", 0.85),
-    ("Session summary: we fixed the login bug and wrote tests for the token refresh.", "Login bug session",
-     "summaries", ["auth", "tests"], "s2", 0.6),
-    ("The user prefers dark mode and short answers.", "User preferences", "context", ["ui"], "s2", 0.5),
-    ("Päätimme käyttää PostgreSQL-tietokantaa raportointiin.", "Raportointitietokanta", "decisions",
-     ["tietokanta"], "s3", 0.7),
-    ("データベースはSQLiteを使うことに決めました。", "データベースの決定", "decisions", ["データベース"], "s3", 0.75),
-    ("Meeting notes: deploy on Fridays is forbidden.", "Deploy rule", "runbooks", ["deploy"], None, 0.4),
-]
 
 
 @pytest.fixture(autouse=True)
@@ -35,13 +22,6 @@ def app_setup(qapp):
 @pytest.fixture
 def gui_settings(tmp_path) -> AppSettings:
     return AppSettings(QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat))
-
-
-def seed(vault: Path, config, rows=SAMPLE) -> dict[str, str]:
-    """Write the sample memories through the engine; title -> id."""
-    with MemoryService.open(vault, embedder="none", config=config) as svc:
-        return {t: svc.save(c, category=cat, title=t, keywords=k, session_id=s, salience=sal).id
-                for c, t, cat, k, s, sal in rows}
 
 
 @pytest.fixture

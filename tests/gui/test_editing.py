@@ -2,45 +2,11 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt, QTimer
-from PySide6.QtWidgets import QApplication, QMessageBox
+from gui_helpers import answer_next_box, file_text, select_title
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QMessageBox
 
 from memory_curator.gui.models.roles import ItemRole
-
-
-def select_title(harness, title: str, extend: bool = False):
-    w = harness.window
-    model = w.list_model
-    row = next(r for r in range(model.rowCount()) if model.index(r, 0).data(ItemRole).title == title)
-    w.list_view.setFocus()
-    if extend:
-        w.list_view.selectionModel().select(
-            model.index(row, 0), w.list_view.selectionModel().SelectionFlag.Select
-            | w.list_view.selectionModel().SelectionFlag.Rows)
-    else:
-        w.list_view.setCurrentIndex(model.index(row, 0))
-    return model.index(row, 0).data(ItemRole)
-
-
-def file_text(vault, item_id: str) -> str:
-    for path in vault.rglob("*.md"):
-        text = path.read_text(encoding="utf-8")
-        if f"id: {item_id}" in text and ".trash" not in path.parts:
-            return text
-    raise AssertionError(f"no file for {item_id}")
-
-
-def answer_next_box(button: QMessageBox.StandardButton) -> None:
-    """Click ``button`` on the next message box once it is shown (it runs its own event loop)."""
-
-    def click() -> None:
-        box = QApplication.activeModalWidget()
-        if isinstance(box, QMessageBox):
-            box.button(button).click()
-        else:
-            QTimer.singleShot(20, click)
-
-    QTimer.singleShot(0, click)
 
 
 def test_open_edit_and_save_changes_the_file(harness, vault_dir, seeded):

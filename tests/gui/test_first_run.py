@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from gui_helpers import answer_next_box
 from PySide6.QtWidgets import QMessageBox
-from test_editing import answer_next_box
 
 from memory_curator.core.service import MemoryService
 from memory_curator.gui import resources

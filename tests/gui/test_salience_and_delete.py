@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from gui_helpers import file_text, select_title
 from PySide6.QtCore import Qt
-from test_editing import file_text, select_title
 
 from memory_curator.gui.models.memory_table import ListFilter
 
