@@ -1,0 +1,37 @@
+"""The memory list fetches lazily as it scrolls; the markdown preview loads nothing and runs nothing."""
+
+from __future__ import annotations
+
+from memory_curator.core.service import MemoryService
+from memory_curator.gui.models.memory_table import PAGE
+from memory_curator.gui.widgets.preview import SafePreview
+
+
+def test_the_list_fetches_pages_as_the_view_scrolls(harness, vault_dir, config, qtmodeltester):
+    total = PAGE * 2 + 37
+    with MemoryService.open(vault_dir, embedder="none", config=config) as svc:
+        svc.save_batch([{"content": f"Memory number {i}", "title": f"M{i:05d}"} for i in range(total)])
+    w = harness.open(vault_dir)
+    model = w.list_model
+    assert model.rowCount() == PAGE and model.canFetchMore()
+    for expected in (PAGE * 2, total):
+        w.list_view.scrollToBottom()
+        harness.qtbot.waitUntil(lambda e=expected: model.rowCount() == e, timeout=10000)
+    assert not model.canFetchMore()
+    ids = [model.item(r).id for r in range(model.rowCount())]
+    assert len(set(ids)) == total  # no row twice, none missing
+    qtmodeltester.check(model)
+
+
+def test_preview_renders_markdown_without_remote_content_or_script(qtbot):
+    view = SafePreview()
+    qtbot.addWidget(view)
+    view.show_markdown("# Title\n\n**bold** Hyvää 日本語\n\n![x](http://example.com/pixel.png)\n\n"
+                       "<script>alert('x')</script>\n\n<img src='file:///etc/passwd'>")
+    html = view.toHtml()
+    assert "Title" in view.toPlainText() and "font-weight" in html
+    assert "<script>alert('x')</script>" in view.toPlainText()  # shown as text, not run or hidden
+    view.show()
+    view.grab()  # layout and paint: the moment a browser would fetch images
+    assert "http://example.com/pixel.png" in view.requested_resources  # asked for, and refused
+    assert not view.openExternalLinks() and not view.openLinks()

@@ -1,0 +1,82 @@
+"""The engine thread: results come back on the main thread, stale requests are dropped, long operations
+report progress and stop on cancel, errors arrive as values."""
+
+from __future__ import annotations
+
+import threading
+
+import pytest
+from PySide6.QtCore import QThread
+
+from memory_curator.core.errors import Cancelled, ValidationError
+from memory_curator.gui.worker import Engine
+
+
+@pytest.fixture
+def engine(qtbot, vault_dir, config, seeded):
+    eng = Engine(vault_dir, config, "none")
+    with qtbot.waitSignal(eng.opened, timeout=20000):
+        pass
+    yield eng
+    eng.shutdown()
+
+
+def test_requests_run_on_the_worker_and_answer_on_the_main_thread(qtbot, engine):
+    seen = {}
+
+    def probe(svc):
+        seen["thread"] = threading.get_ident()
+        return svc.count()
+
+    req = engine.run(probe)
+    with qtbot.waitSignal(req.done) as blocker:
+        pass
+    assert blocker.args == [7]
+    assert seen["thread"] != threading.get_ident()
+    assert QThread.currentThread() is engine.thread()
+
+
+def test_a_newer_search_supersedes_an_older_one(qtbot, engine):
+    gate = threading.Event()
+    results: list[str] = []
+    slow = engine.run(lambda svc: (gate.wait(5), "old")[1], key="search")
+    queued = engine.run(lambda svc: "middle", key="search")
+    newest = engine.run(lambda svc: "new", key="search")
+    for req in (slow, queued, newest):
+        req.done.connect(results.append)
+    gate.set()
+    with qtbot.waitSignal(newest.done):
+        pass
+    qtbot.waitUntil(lambda: not engine.busy)
+    assert results == ["new"]  # the running one was dropped, the queued one never ran
+
+
+def test_errors_come_back_as_values(qtbot, engine):
+    req = engine.call("search", "   ", mode="keyword")
+    with qtbot.waitSignal(req.failed) as blocker:
+        pass
+    assert isinstance(blocker.args[0], ValidationError) and "empty" in str(blocker.args[0])
+
+
+def test_long_operation_reports_progress_and_cancels(qtbot, engine):
+    started = threading.Event()
+
+    def long_job(svc, progress, cancel):
+        for i in range(1, 1001):
+            if cancel.cancelled:
+                raise Cancelled(i, 1000)
+            progress(i, 1000, f"item {i}")
+            started.set()
+            threading.Event().wait(0.002)
+        return "finished"
+
+    req = engine.run(long_job, long=True)
+    steps = []
+    req.progress.connect(lambda d, t, m: steps.append((d, t)))
+    qtbot.waitUntil(lambda: len(steps) >= 2, timeout=10000)
+    req.cancel()
+    with qtbot.waitSignal(req.failed, timeout=10000) as blocker:
+        pass
+    assert isinstance(blocker.args[0], Cancelled)
+    assert all(t == 1000 for _, t in steps) and steps[-1][0] < 1000
+    assert len(steps) < 200  # throttled: the main thread is not flooded with one signal per item
