@@ -7,19 +7,8 @@ import argparse
 
 from memory_curator.cli import output
 from memory_curator.cli.registry import command, open_service
-from memory_curator.core.errors import MemoryNotFoundError
-from memory_curator.core.history import find_version
+from memory_curator.core.history import diff_memory, memory_versions, restore_version
 from memory_curator.core.inbox import Provenance
-from memory_curator.core.service import MemoryService
-from memory_curator.core.vault.codec import decode_memory
-
-
-def _versions(svc: MemoryService, memory_id: str):
-    info = svc.store.file_info(memory_id)
-    if info is None:
-        raise MemoryNotFoundError(memory_id)
-    svc.commit_history(force=True)  # what is pending is part of the history too
-    return info.file_path, svc.history.versions(info.file_path)
 
 
 def _history_args(p: argparse.ArgumentParser) -> None:
@@ -40,7 +29,7 @@ def cmd_history(args, vault, config):
         if not args.id:
             output.error("Give a memory id (or --init).", args.json, code="VALIDATION_ERROR")
             return 2
-        _, versions = _versions(svc, args.id)
+        versions = memory_versions(svc, args.id)
         if args.json:
             output.emit_json([{"number": i, **output.to_jsonable(v)} for i, v in enumerate(versions, start=1)])
             return 0
@@ -58,11 +47,7 @@ def _diff_args(p: argparse.ArgumentParser) -> None:
 @command("diff", "show what changed in a memory between two versions", _diff_args)
 def cmd_diff(args, vault, config):
     with open_service(args, vault, config) as svc:
-        rel, versions = _versions(svc, args.id)
-        old = find_version(versions, args.old)
-        new = find_version(versions, args.new) if args.new else None
-        current = None if new else svc.vault.abs(rel).read_text(encoding="utf-8")
-        text = svc.history.diff(old, new, current)
+        text = diff_memory(svc, args.id, args.old, args.new)
         output.emit_json({"diff": text}) if args.json else print(text or "no differences", end="" if text else "\n")
 
 
@@ -75,13 +60,8 @@ def _restore_args(p: argparse.ArgumentParser) -> None:
          _restore_args)
 def cmd_restore_version(args, vault, config):
     with open_service(args, vault, config) as svc:
-        _, versions = _versions(svc, args.id)
-        version = find_version(versions, args.version)
-        old = decode_memory(svc.history.text_at(version), default_category="context", default_id=args.id,
-                            fallback_title=args.id)
-        item = svc.update(args.id, content=old.content, title=old.title, keywords=list(old.keywords),
-                          category=old.category, salience=old.salience)
-        output.emit_json(item) if args.json else print(f"restored {version.commit[:10]}: {output.item_line(item)}")
+        item = restore_version(svc, args.id, args.version)
+        output.emit_json(item) if args.json else print(f"restored version {args.version}: {output.item_line(item)}")
 
 
 def _inbox_args(p: argparse.ArgumentParser) -> None:
