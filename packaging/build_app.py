@@ -29,12 +29,13 @@ DIST = bundle.ROOT / "dist"
 WORK = bundle.ROOT / "build" / "pyinstaller"
 
 
-def run_pyinstaller() -> Path:
+def run_pyinstaller(dist: Path, with_model: bool) -> Path:
+    work = WORK.with_name(WORK.name + ("-model" if with_model else ""))  # separate caches for the two kinds
     cmd = [sys.executable, "-m", "PyInstaller", "--noconfirm", "--log-level", "WARN",
-           "--distpath", str(DIST), "--workpath", str(WORK), str(SPEC)]
+           "--distpath", str(dist), "--workpath", str(work), str(SPEC)]
     print("+", " ".join(cmd), flush=True)
     subprocess.run(cmd, check=True, cwd=bundle.ROOT)
-    return DIST / bundle.NAME
+    return dist / bundle.NAME
 
 
 def stage_linux(folder: Path) -> None:
@@ -61,7 +62,7 @@ def archive_name(with_model: bool) -> str:
 
 
 def make_tarball(folder: Path, name: str) -> Path:
-    out = DIST / f"{name}.tar.gz"
+    out = folder.parent / f"{name}.tar.gz"
     with tarfile.open(out, "w:gz", compresslevel=6) as tar:
         tar.add(folder, arcname=name)
     return out
@@ -74,10 +75,12 @@ def folder_size(folder: Path) -> int:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--no-build", action="store_true", help="re-pack dist/memory-curator/ without PyInstaller")
+    parser.add_argument("--dist", type=Path, default=DIST, help=f"output folder (default {DIST})")
     args = parser.parse_args(argv)
     with_model = bundle.model_requested()
     started = time.monotonic()
-    folder = DIST / bundle.NAME if args.no_build else run_pyinstaller()
+    dist = args.dist.resolve()
+    folder = dist / bundle.NAME if args.no_build else run_pyinstaller(dist, with_model)
     if not (folder / bundle.NAME).exists() and not (folder / f"{bundle.NAME}.exe").exists():
         raise SystemExit(f"No built program in {folder}: run without --no-build.")
     print(f"one-folder build: {folder} ({folder_size(folder) / 2**20:.0f} MiB, "
