@@ -14,6 +14,7 @@ from memory_curator.core.embed.base import Embedder
 from memory_curator.core.errors import ValidationError
 from memory_curator.core.index.store import IndexStore
 from memory_curator.core.model import (
+    MEMORY_TYPES,
     SEARCH_MODES,
     SORT_KEYS,
     MemoryItem,
@@ -64,6 +65,8 @@ class Filters:
             )
             params.append(self.actor)
         if self.memory_type:
+            if self.memory_type not in MEMORY_TYPES:
+                raise ValidationError(f"memory_type must be one of {', '.join(MEMORY_TYPES)}.", field="memory_type")
             clauses.append("(',' || m.memory_type || ',') LIKE ?")
             params.append(f"%,{self.memory_type},%")
         return " AND ".join(clauses), params

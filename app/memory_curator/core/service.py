@@ -38,6 +38,9 @@ from memory_curator.core.ingest import exports as ingest_exports
 from memory_curator.core.ingest import importer as ingest_importer
 from memory_curator.core.ingest.report import ImportReport
 from memory_curator.core.index.store import FROM_MEMORIES, MEMORY_COLUMNS, IndexStore, parse_dt
+from memory_curator.core.lifecycle import access, batches, consolidation, decay, dedup, grouping, supersede
+from memory_curator.core.lifecycle import fields as item_fields
+from memory_curator.core.lifecycle.importance import ImportanceScore
 from memory_curator.core.model import (
     SOURCES,
     EmbedderStatus,
@@ -342,8 +345,27 @@ class MemoryService:
         values = self._validated(content, category, title, keywords, session_id, source,
                                  self.config.default_salience if salience is None else salience)
         now = utcnow()
-        item = MemoryItem(id=new_id(), created_at=now, updated_at=now, **values, **fields)
+        item = MemoryItem(id=new_id(), created_at=now, updated_at=now, **values, **_known_fields(fields, now=now))
         return self._write_new([item])[0]
+
+    def save_checked(self, content: str, category: str = "context", title: str | None = None,
+                     keywords: Iterable[str] | None = None, session_id: str | None = None, source: str = "user",
+                     salience: float | None = None, *, on_duplicate: str = "add", **fields: Any) -> dedup.SaveOutcome:
+        """Save with a near-duplicate check (cosine > ``config.dedup_threshold``): ``on_duplicate`` is
+        "add" (save anyway, still report), "skip" (keep the existing one) or "merge" (fold into it)."""
+        args = dict(content=content, category=category, title=title, keywords=keywords, session_id=session_id,
+                    source=source, salience=salience, **fields)
+        values = self._validated(content, category, title, keywords, session_id, source,
+                                 self.config.default_salience if salience is None else salience)
+        probe = dedup.provisional(values, **_known_fields(fields))
+        return dedup.save(self, on_duplicate, probe, args)
+
+    def find_duplicates(self, content: str, *, title: str | None = None, summary: str | None = None,
+                        threshold: float | None = None, limit: int = 5) -> list[dedup.DuplicateMatch]:
+        """Live memories more similar to this text than ``threshold`` (default ``config.dedup_threshold``)."""
+        values = self._validated(content, "context", title, None, None, "user", self.config.default_salience)
+        probe = dedup.provisional(values, **_known_fields({"summary": summary}))
+        return dedup.find_duplicates(self, probe, threshold=threshold, limit=limit)
 
     def _write_new(self, items: Sequence[MemoryItem], tracker: Tracker | None = None) -> list[MemoryItem]:
         """Files first (the truth), then the index rows in one transaction, then embeddings."""
@@ -423,9 +445,20 @@ class MemoryService:
         item = self._fresh(memory_id)
         if item is not None and record_access:
             with self.store.transaction():
-                self.store.record_access([memory_id])
+                access.record(self.store, [memory_id], "get", self.config)
             item = self.store.get(memory_id)
         return item
+
+    def get_batch(self, memory_ids: Sequence[str], *, record_access: bool = True) -> list[MemoryItem]:
+        """The memories that exist, in the order asked; each recall is logged as a batch get."""
+        found = self.store.get_many(memory_ids)
+        items = [found[i] for i in dict.fromkeys(memory_ids) if i in found]
+        if record_access and items:
+            with self.store.transaction():
+                access.record(self.store, [it.id for it in items], "batch_get", self.config)
+            fresh = self.store.get_many(it.id for it in items)
+            items = [fresh[it.id] for it in items]
+        return items
 
     def _fresh(self, memory_id: str) -> MemoryItem | None:
         """The indexed memory, re-read first if another program changed its file since it was indexed."""
@@ -443,8 +476,18 @@ class MemoryService:
                keywords: Iterable[str] | None = None, category: str | None = None, salience: float | None = None,
                session_id: str | None = None, **fields: Any) -> MemoryItem:
         """Rewrite a memory's file with the changes; re-embeds when its text changed."""
+        current, new, _ = self._changed_item(memory_id, content=content, title=title, keywords=keywords,
+                                             category=category, salience=salience, session_id=session_id, **fields)
+        return self._rewrite(current, new)
+
+    def _changed_item(self, memory_id: str, *, content: str | None = None, title: str | None = None,
+                      keywords: Iterable[str] | None = None, category: str | None = None,
+                      salience: float | None = None, session_id: str | None = None,
+                      **fields: Any) -> tuple[MemoryItem, MemoryItem, str]:
+        """(as indexed, as it will be written, its file) for an update; nothing is written yet."""
         current = self._require(memory_id)
-        disk = self.vault.read(self.store.file_info(memory_id).file_path)  # the file is the truth
+        rel = self.store.file_info(memory_id).file_path
+        disk = self.vault.read(rel)  # the file is the truth
         values = self._validated(
             disk.content if content is None else content,
             disk.category if category is None else category,
@@ -454,8 +497,8 @@ class MemoryService:
             disk.source,
             disk.salience if salience is None else salience,
         )
-        new = replace(disk, updated_at=utcnow(), **values, **_known_fields(fields))
-        return self._rewrite(current, new)
+        new = replace(disk, updated_at=utcnow(), **values, **_known_fields(fields, disk.typed))
+        return current, new, rel
 
     def _rewrite(self, current: MemoryItem, new: MemoryItem) -> MemoryItem:
         rel = self.store.file_info(current.id).file_path
@@ -531,11 +574,103 @@ class MemoryService:
     def set_salience(self, memory_id: str, salience: float) -> MemoryItem:
         return self.update(memory_id, salience=salience)
 
+    # -- lifecycle: importance, decay, pinning, supersede, cleanup, expiry, consolidation --------------
+
+    def get_score(self, memory_id: str) -> ImportanceScore:
+        """Importance now, with its parts (lifecycle.importance documents the formula)."""
+        self._require(memory_id)
+        with self.store.transaction():
+            return access.refresh(self.store, self.config, [memory_id])[0]
+
+    @_writes
+    def set_score(self, memory_id: str, score: float | None) -> ImportanceScore:
+        """Set importance by hand (kept in the file as ``importance_override``); None returns to the formula."""
+        value = None if score is None else check_salience(score, "score")
+        self.update(memory_id, importance_override=value)
+        return self.get_score(memory_id)
+
+    def refresh_importance(self) -> int:
+        """Recompute every memory's importance and drop access-log rows older than the window."""
+        with self.store.transaction():
+            access.prune(self.store, self.config)
+            return len(access.refresh(self.store, self.config))
+
+    @_writes
+    def decay_salience(self, days_inactive: int | None = None) -> int:
+        """One decay run (lifecycle.decay): returns how many memories lost salience."""
+        days = self.config.salience_decay_days if days_inactive is None else days_inactive
+        n = decay.decay_salience(self.store, self.vault, self.config, int(days))
+        self.refresh_importance()
+        return n
+
+    @_writes
+    def pin(self, memory_id: str, floor: float | None = None) -> MemoryItem:
+        return decay.pin(self.store, self.vault, memory_id, floor)
+
+    @_writes
+    def unpin(self, memory_id: str) -> MemoryItem:
+        return decay.unpin(self.store, self.vault, memory_id)
+
+    @_writes
+    def supersede(self, old_id: str, new_id: str) -> tuple[MemoryItem, MemoryItem]:
+        """``old_id`` is replaced by ``new_id``: linked both ways, the old one hidden from default search."""
+        return supersede.supersede(self.store, self.vault, old_id, new_id)
+
+    @_writes
+    def unsupersede(self, old_id: str) -> MemoryItem:
+        return supersede.unsupersede(self.store, self.vault, old_id)
+
+    def supersede_chain(self, memory_id: str) -> list[MemoryItem]:
+        """The versions of a memory linked by supersede, oldest first (its history of contradictions)."""
+        return supersede.history(self.store, memory_id)
+
+    @_writes
+    def cleanup(self, min_salience: float | None = None) -> int:
+        """Move unpinned memories below ``min_salience`` to the trash (restorable). Returns how many."""
+        threshold = self.config.cleanup_threshold if min_salience is None else min_salience
+        return decay.move_to_trash(self.store, self.vault, decay.faded_ids(self.store, threshold))
+
+    @_writes
+    def clear_expired(self) -> int:
+        """Move memories whose ``expires_at`` has passed to the trash. Returns how many."""
+        return decay.move_to_trash(self.store, self.vault, decay.expired_ids(self.store))
+
+    def suggest_groups(self, *, category: str | None = None, threshold: float | None = None, min_size: int = 2,
+                       max_size: int = 50, method: str = "auto") -> list[grouping.MemoryGroup]:
+        """Groups of similar memories worth consolidating (vectors from the index, else word overlap)."""
+        return grouping.suggest_groups(self.store, category=category, threshold=threshold, min_size=min_size,
+                                       max_size=max_size, method=method)
+
+    def preview_consolidation(self, ids: Sequence[str] | None = None, *, query: str | None = None, limit: int = 10,
+                              title: str | None = None, category: str | None = None,
+                              max_chars: int = 4000) -> consolidation.ConsolidationPreview:
+        """The memory ``consolidate`` would write, without writing anything."""
+        items = consolidation.sources(self, ids, query, limit)
+        return consolidation.preview(items, title=title, category=category, max_chars=max_chars)
+
+    @_writes
+    def consolidate(self, ids: Sequence[str] | None = None, *, query: str | None = None, limit: int = 10,
+                    preserve_originals: bool = True, title: str | None = None, category: str | None = None,
+                    max_chars: int = 4000) -> consolidation.ConsolidationResult:
+        """2..50 memories (by id, or the best hits of ``query``) become one extractive summary that records
+        ``consolidated_from``; the originals are kept or moved to the trash."""
+        items = consolidation.sources(self, ids, query, limit)
+        return consolidation.consolidate(self, items, preserve_originals=preserve_originals, title=title,
+                                         category=category, max_chars=max_chars)
+
+    def update_batch(self, updates: Sequence[Mapping[str, Any]], *, mode: str = "rollback",
+                     progress: ProgressFn | None = None, cancel: CancelToken | None = None) -> BatchResult:
+        """Many updates (each a mapping with ``id`` and the fields to change), any number, in chunks.
+        Same contract as ``save_batch``; ``created_ids`` holds the ids updated."""
+        items, errors = batches.update_batch(self, updates, mode, Tracker(0, progress, cancel))
+        return BatchResult(items, errors)
+
     # -- listing --------------------------------------------------------------------------------------
 
     def list_memories(self, *, category: str | None = None, session_id: str | None = None, limit: int = 100,
                       offset: int = 0, order_by: str = "updated", include_superseded: bool = True,
-                      keyword: str | None = None, descending: bool | None = None) -> list[MemoryItem]:
+                      keyword: str | None = None, descending: bool | None = None, scope: str | None = None,
+                      actor: str | None = None, memory_type: str | None = None) -> list[MemoryItem]:
         """A page of memories. ``descending`` flips the order's natural direction (None keeps it)."""
         # order_by -> (expression, natural direction is descending)
         orders = {"updated": ("m.updated_at", True), "created": ("m.created_at", True),
@@ -546,7 +681,8 @@ class MemoryService:
             raise ValidationError(f"order_by must be one of {', '.join(orders)}.", field="order_by")
         expr, natural_desc = orders[order_by]
         direction = "DESC" if (natural_desc if descending is None else descending) else "ASC"
-        where, params = self._list_where(category, session_id, keyword, include_superseded)
+        where, params = self._list_where(category, session_id, keyword, include_superseded,
+                                         search.Filters(scope=scope, actor=actor, memory_type=memory_type))
         rows = self.store.conn.execute(
             f"SELECT {MEMORY_COLUMNS} FROM {FROM_MEMORIES} WHERE {where} "
             f"ORDER BY {expr} {direction}, m.created_at {direction}, m.pk LIMIT ? OFFSET ?",
@@ -554,15 +690,18 @@ class MemoryService:
         )
         return [self.store.row_to_item(r) for r in rows]
 
-    def count(self, *, category: str | None = None, session_id: str | None = None, keyword: str | None = None) -> int:
-        where, params = self._list_where(category, session_id, keyword, True)
+    def count(self, *, category: str | None = None, session_id: str | None = None, keyword: str | None = None,
+              scope: str | None = None, actor: str | None = None, memory_type: str | None = None) -> int:
+        where, params = self._list_where(category, session_id, keyword, True,
+                                         search.Filters(scope=scope, actor=actor, memory_type=memory_type))
         return self.store.conn.execute(f"SELECT COUNT(*) FROM memories m WHERE {where}", params).fetchone()[0]
 
     @staticmethod
     def _list_where(category: str | None, session_id: str | None, keyword: str | None,
-                    include_superseded: bool) -> tuple[str, list]:
-        where, params = search.Filters(category=category, session_id=session_id,
-                                       include_superseded=include_superseded).sql()
+                    include_superseded: bool, more: search.Filters = search.Filters()) -> tuple[str, list]:
+        # Lists show expired memories (search hides them) so that a user can see what clear_expired takes.
+        where, params = replace(more, category=category, session_id=session_id, include_superseded=include_superseded,
+                                include_expired=True).sql()
         if keyword:
             where += " AND EXISTS (SELECT 1 FROM json_each(m.keywords) WHERE json_each.value = ?)"
             params.append(keyword)
@@ -588,8 +727,9 @@ class MemoryService:
 
     def search(self, query: str, limit: int | None = None, mode: str = "hybrid", category: str | None = None,
                session_id: str | None = None, min_salience: float = 0.0, sort_by: str = "relevance", *,
-               keyword_weight: float | None = None, scope: str | None = None, actor: str | None = None,
-               include_superseded: bool = False, record_access: bool = True) -> list[SearchResult]:
+               keyword_weight: float | None = None, scope: str | Sequence[str] | None = None, actor: str | None = None,
+               include_superseded: bool = False, record_access: bool = True, memory_type: str | None = None,
+               include_expired: bool = False) -> list[SearchResult]:
         """Rank memories for ``query``. Semantic and hybrid fall back to keyword search (with a warning in
         ``last_warnings``) while the embedder is unavailable."""
         limit = self.config.default_search_limit if limit is None else limit
@@ -598,7 +738,8 @@ class MemoryService:
         if not isinstance(query, str) or not query.strip():
             raise ValidationError("The search query is empty.", field="query")
         filters = search.Filters(category=category, session_id=session_id, min_salience=float(min_salience),
-                                 include_superseded=include_superseded, scope=scope, actor=actor)
+                                 include_superseded=include_superseded, scope=scope, actor=actor,
+                                 memory_type=memory_type, include_expired=include_expired)
         warnings: list[str] = []
         query_vec = None
         if mode != "keyword":
@@ -609,7 +750,7 @@ class MemoryService:
         self.last_warnings = outcome.warnings
         if record_access and outcome.results:
             with self.store.transaction():
-                self.store.record_access([r.memory.id for r in outcome.results])
+                access.record(self.store, [r.memory.id for r in outcome.results], "search", self.config)
         return outcome.results
 
     def _query_vector(self, query: str, warnings: list[str]) -> list[float] | None:
@@ -650,7 +791,7 @@ class MemoryService:
         items = self.store.get_many(ids)
         if ids:
             with self.store.transaction():
-                self.store.record_access(ids)
+                access.record(self.store, ids, "search", self.config)
         return [items[i] for i in ids if i in items]
 
     # -- sessions -------------------------------------------------------------------------------------
@@ -758,13 +899,8 @@ class MemoryService:
             unembedded_count=unembedded,
             embedding_model=self.store.vectors.model,
             trash_count=sum(1 for _ in self.vault.scan_trash()),
+            **decay.lifecycle_counts(self.store),
         )
-
-
-_ITEM_FIELDS = {
-    "summary", "expires_at", "scope", "actors", "pinned", "salience_floor", "superseded_by", "supersedes",
-    "consolidated_from", "provenance", "importance_override", "typed", "extra",
-}  # fmt: skip
 
 
 def _as_datetime(value: Any, key: str = "created_at") -> datetime:
@@ -776,12 +912,11 @@ def _as_datetime(value: Any, key: str = "created_at") -> datetime:
     return dt
 
 
-def _known_fields(fields: Mapping[str, Any]) -> dict[str, Any]:
-    unknown = set(fields) - _ITEM_FIELDS
-    if unknown:
-        raise ValidationError(f"Unknown field(s): {', '.join(sorted(unknown))}.", field=sorted(unknown)[0])
-    out = dict(fields)
-    for key in ("actors", "supersedes", "consolidated_from"):
-        if key in out and out[key] is not None:
-            out[key] = tuple(out[key])
-    return out
+def _known_fields(fields: Mapping[str, Any], typed_base: Mapping[str, Any] | None = None, *,
+                 now: datetime | None = None) -> dict[str, Any]:
+    """MemoryItem keyword arguments from a caller's optional fields, validated (lifecycle.fields); typed
+    fields are merged into ``typed_base`` (an update changes only the typed fields it names)."""
+    item, typed = item_fields.split(fields, now)
+    if typed:
+        item["typed"] = item_fields.merged_typed(typed_base or {}, typed)
+    return item

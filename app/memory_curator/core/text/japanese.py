@@ -27,3 +27,38 @@ def words(text: str) -> list[str]:
     with _lock:  # a Sudachi tokenizer is not safe to share between threads
         morphemes = tok.tokenize(text, mode)
         return [m.surface() for m in morphemes if m.surface().strip()]
+
+
+# Parts of speech that carry a topic; particles, auxiliaries and symbols do not.
+CONTENT_POS = frozenset({"名詞", "動詞", "形容詞", "形状詞", "副詞", "代名詞"})
+# Sudachi splits long inputs badly (its limit is ~49 kB): feed it pieces of at most this many characters.
+_PIECE = 4000
+
+
+def _pieces(text: str) -> list[str]:
+    return [text[i : i + _PIECE] for i in range(0, len(text), _PIECE)] or [""]
+
+
+def sentences(text: str) -> list[str]:
+    """Sentences of Japanese ``text``, cut after each morpheme Sudachi tags as a sentence end (句点: 。！？)."""
+    tok, mode = _load()
+    out: list[str] = []
+    current = ""
+    with _lock:
+        for piece in _pieces(text):
+            for m in tok.tokenize(piece, mode):
+                current += m.surface()
+                if m.part_of_speech()[1] == "句点":
+                    out.append(current.strip())
+                    current = ""
+    if current.strip():
+        out.append(current.strip())
+    return [s for s in out if s]
+
+
+def content_words(text: str) -> list[str]:
+    """Dictionary forms of the content words (nouns, verbs, adjectives...) of ``text``."""
+    tok, mode = _load()
+    with _lock:
+        return [m.dictionary_form() for piece in _pieces(text) for m in tok.tokenize(piece, mode)
+                if m.part_of_speech()[0] in CONTENT_POS and m.surface().strip()]

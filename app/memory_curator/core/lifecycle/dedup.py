@@ -1,0 +1,130 @@
+"""Dedup on save (seed 003): a near-duplicate of a live memory is reported and the caller chooses.
+
+``on_duplicate``: "add" saves anyway (the match is still reported), "skip" saves nothing and returns the
+existing memory, "merge" folds the new text and tags into the existing memory. Similarity is the cosine
+of the new memory's embedded text against stored chunk vectors (mean over its chunks of the best match per
+memory); without an embedder it is the Jaccard similarity of word sets against keyword-search candidates.
+A duplicate is similarity > ``config.dedup_threshold`` (0.95).
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Any
+
+from memory_curator.core import indexing
+from memory_curator.core.errors import EmbeddingError, ValidationError
+from memory_curator.core.lifecycle.similarity import jaccard, word_set
+from memory_curator.core.model import MemoryItem
+from memory_curator.core.search import Filters, keyword_ranked
+from memory_curator.core.text import tokens
+
+if TYPE_CHECKING:  # the service calls in here; only its type is needed
+    from memory_curator.core.service import MemoryService
+
+ON_DUPLICATE = ("add", "skip", "merge")
+KNN_PER_CHUNK = 10
+KEYWORD_CANDIDATES = 20
+
+
+@dataclass(frozen=True)
+class DuplicateMatch:
+    memory_id: str
+    title: str
+    similarity: float
+    method: str  # "semantic" | "keyword"
+
+
+@dataclass(frozen=True)
+class SaveOutcome:
+    memory: MemoryItem  # the new memory, or the existing one when skipped or merged
+    action: str  # "added" | "skipped" | "merged"
+    duplicate: DuplicateMatch | None  # the closest memory above the threshold, if any
+
+
+def _live(svc: MemoryService, pks: list[int]) -> dict[int, MemoryItem]:
+    where, params = Filters().sql()
+    found = svc.store.get_by_pks(pks)
+    live = {pk for (pk,) in svc.store.conn.execute(
+        f"SELECT m.pk FROM memories m WHERE m.pk IN ({','.join('?' * len(pks))}) AND {where}", [*pks, *params])}
+    return {pk: it for pk, it in found.items() if pk in live}
+
+
+def semantic_matches(svc: MemoryService, item: MemoryItem, limit: int) -> list[DuplicateMatch] | None:
+    """None when the embedder cannot be used (the caller falls back to keywords)."""
+    emb = svc._usable_embedder()
+    if emb is None or svc.store.vectors.count() == 0:
+        return None
+    texts = [c[4] for c in indexing.embedding_chunks(item, svc.config, emb.max_chunk_tokens)]
+    try:
+        vectors = emb.embed_documents(texts)
+    except EmbeddingError:
+        return None
+    best: dict[int, list[float]] = defaultdict(lambda: [0.0] * len(vectors))
+    for n, vec in enumerate(vectors):
+        hits = svc.store.vectors.knn(vec, KNN_PER_CHUNK)
+        owners = svc.store.chunk_texts([cid for cid, _ in hits])
+        for cid, dist in hits:
+            if cid in owners:
+                pk = owners[cid][0]
+                best[pk][n] = max(best[pk][n], 1.0 - dist)
+    if not best:
+        return []
+    items = _live(svc, list(best))
+    out = [DuplicateMatch(it.id, it.title, round(sum(best[pk]) / len(vectors), 6), "semantic")
+           for pk, it in items.items()]
+    return sorted(out, key=lambda m: -m.similarity)[:limit]
+
+
+def keyword_matches(svc: MemoryService, item: MemoryItem, limit: int) -> list[DuplicateMatch]:
+    terms = tokens.query_terms(f"{item.title} {item.content[:2000]}")[:64]
+    ranked = keyword_ranked(svc.store, terms, Filters(), KEYWORD_CANDIDATES)
+    mine = word_set(item)
+    items = svc.store.get_by_pks([pk for pk, _ in ranked])
+    out = [DuplicateMatch(it.id, it.title, round(jaccard(mine, word_set(it)), 6), "keyword") for it in items.values()]
+    return sorted(out, key=lambda m: -m.similarity)[:limit]
+
+
+def find_duplicates(svc: MemoryService, item: MemoryItem, *, threshold: float | None = None,
+                    limit: int = 5) -> list[DuplicateMatch]:
+    """Live memories more similar to ``item`` than the threshold, closest first."""
+    limit_sim = svc.config.dedup_threshold if threshold is None else float(threshold)
+    matches = semantic_matches(svc, item, limit)
+    if matches is None:
+        matches = keyword_matches(svc, item, limit)
+    return [m for m in matches if m.similarity > limit_sim and m.memory_id != item.id]
+
+
+def merged_content(existing: str, new: str) -> str:
+    """The existing text, plus the new text when it says something the existing one does not."""
+    if " ".join(new.split()).lower() in " ".join(existing.split()).lower():
+        return existing
+    return f"{existing}\n\n{new}"
+
+
+def save(svc: MemoryService, on_duplicate: str, item: MemoryItem, save_args: dict[str, Any]) -> SaveOutcome:
+    """Check ``item`` (validated, not yet written) for duplicates, then add, skip or merge."""
+    if on_duplicate not in ON_DUPLICATE:
+        raise ValidationError(f"on_duplicate must be one of {', '.join(ON_DUPLICATE)}.", field="on_duplicate")
+    found = find_duplicates(svc, item, limit=1)
+    dup = found[0] if found else None
+    if dup is None or on_duplicate == "add":
+        return SaveOutcome(svc.save(**save_args), "added", dup)
+    existing = svc.get(dup.memory_id, record_access=False)
+    assert existing is not None
+    if on_duplicate == "skip":
+        return SaveOutcome(existing, "skipped", dup)
+    merged = svc.update(
+        existing.id,
+        content=merged_content(existing.content, item.content),
+        keywords=tuple(dict.fromkeys((*existing.keywords, *item.keywords))),
+        salience=max(existing.salience, item.salience),
+    )
+    return SaveOutcome(merged, "merged", dup)
+
+
+def provisional(item_values: dict[str, Any], **fields: Any) -> MemoryItem:
+    """A MemoryItem for comparison only (never written)."""
+    base = MemoryItem(id="", created_at=None, updated_at=None, **item_values)  # type: ignore[arg-type]
+    return replace(base, **fields) if fields else base
