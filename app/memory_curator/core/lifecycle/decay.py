@@ -41,7 +41,7 @@ def inactive_ids(store: IndexStore, config: MemoryConfig, days_inactive: int, no
     rows = store.conn.execute(
         f"SELECT m.id, m.category FROM memories m LEFT JOIN access_stats a ON a.memory_id = m.id "
         f"WHERE m.category IN ({marks}) AND m.salience > 0 "
-        f"AND MAX(m.updated_at, COALESCE(a.last_accessed, '')) < ?",
+        f"AND MAX(m.updated_at, COALESCE(a.last_accessed, '')) <= ?",
         [*rates, cutoff],
     )
     return {mid: rates[cat] for mid, cat in rows}

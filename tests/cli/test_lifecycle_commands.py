@@ -1,0 +1,82 @@
+"""Lifecycle commands end to end: score, decay, pin, supersede, cleanup, consolidate, trash, expiry, batches."""
+
+from __future__ import annotations
+
+import json
+
+
+def test_score_get_and_set(cli, added):
+    item = added("Backup keys are in the safe")
+    r = cli("score", "get", item["id"], "--json")
+    assert r.code == 0 and r.json["importance"] == r.json["computed"] and r.json["override"] is None
+    r = cli("score", "set", item["id"], "0.9")
+    assert r.code == 0 and "importance 0.900  (set by hand" in r.out
+    assert cli("score", "get", item["id"], "--json").json["importance"] == 0.9
+    assert cli("score", "set", item["id"], "none", "--json").json["override"] is None
+    assert cli("score", "set", item["id"], "2").code == 2
+    assert cli("score", "set", item["id"]).code == 2
+    assert cli("score", "get", "missing").code == 1
+
+
+def test_pin_decay_cleanup_and_trash(cli, added):
+    low = added("fading context", "--salience", "0.05")
+    pinned = added("kept context", "--salience", "0.05")
+    assert cli("pin", pinned["id"], "--floor", "0.01", "--json").json["pinned"] is True
+    assert cli("decay", "--days", "0", "--json").json == {"decayed": 2}
+    assert cli("cleanup", "--json").json == {"trashed": 1}
+    listed = cli("trash", "list", "--json").json
+    assert [it["id"] for it in listed] == [low["id"]]
+    assert cli("trash", "restore", low["id"]).code == 0
+    assert cli("trash", "list").out.strip() == "the trash is empty"
+    assert cli("trash", "restore").code == 2
+    assert cli("unpin", pinned["id"], "--json").json["pinned"] is False
+    cli("delete", low["id"])
+    assert cli("trash", "empty", "--json").json == {"deleted": 1}
+
+
+def test_supersede_and_versions(cli, added):
+    old, new = added("port is 8000"), added("port is 9000")
+    r = cli("supersede", old["id"], new["id"], "--json")
+    assert r.json["old"]["superseded_by"] == new["id"] and r.json["new"]["supersedes"] == [old["id"]]
+    assert [it["id"] for it in cli("versions", new["id"], "--json").json] == [old["id"], new["id"]]
+    hits = cli("search", "port", "-m", "keyword", "--json").json["results"]
+    assert [h["memory"]["id"] for h in hits] == [new["id"]]
+
+
+def test_consolidate_preview_then_write(cli, added):
+    a = added("We store vectors in SQLite with sqlite-vec. The weather was nice.")
+    b = added("SQLite keeps vectors next to the full text index.")
+    p = cli("consolidate", a["id"], b["id"], "--preview", "--json")
+    assert p.code == 0 and p.json["source_ids"] == [a["id"], b["id"]]
+    assert len(cli("list", "--json").json) == 2  # the preview wrote nothing
+    r = cli("consolidate", a["id"], b["id"], "--trash-originals", "--title", "SQLite", "--json")
+    assert r.code == 0 and r.json["trashed"] == 2 and r.json["memory"]["consolidated_from"] == [a["id"], b["id"]]
+    assert cli("consolidate", a["id"]).code == 2  # one id is not a group
+
+
+def test_groups(cli, added):
+    added("Deploy the API with Docker compose on the staging server")
+    added("Docker compose deploys the API to the staging server")
+    r = cli("groups")
+    assert r.code == 0 and "memory-curator consolidate" in r.out
+
+
+def test_clear_expired(cli, added):
+    added("already over")
+    assert cli("clear-expired", "--json").json == {"trashed": 0}
+
+
+def test_update_batch_from_a_file(cli, added, tmp_path):
+    a, b = added("first"), added("second")
+    path = tmp_path / "updates.json"
+    path.write_text(json.dumps([{"id": a["id"], "title": "First!"}, {"id": b["id"], "valence": 0.5}]))
+    r = cli("update-batch", str(path), "--json")
+    assert r.code == 0 and r.json["success_count"] == 2 and r.json["created_ids"] == [a["id"], b["id"]]
+    assert cli("get", a["id"], "--json").json["title"] == "First!"
+    path.write_text(json.dumps([{"id": a["id"], "title": "again"}, {"id": "missing", "title": "x"}]))
+    r = cli("update-batch", str(path), "--mode", "skip", "--json")
+    assert r.code == 2 and r.json["error_count"] == 1 and r.json["errors"][0]["code"] == "NOT_FOUND"
+    r = cli("update-batch", "-", stdin="[{\"id\": \"missing\", \"title\": \"x\"}]")
+    assert r.code == 1  # rollback mode: not found stops everything
+    assert cli("update-batch", "-", stdin="{not json").code == 2
+    assert cli("update-batch", str(tmp_path / "nope.json")).code == 2
