@@ -9,13 +9,21 @@ import sys
 
 from memory_curator.cli import output
 from memory_curator.cli.registry import command, open_service
+from memory_curator.core.errors import ValidationError
 from memory_curator.core.model import SEARCH_MODES, SORT_KEYS
 
 
 def _read_content(value: str | None) -> str:
     if value is None or value == "-":
+        if sys.stdin.isatty():
+            output.warn("reading the memory from the terminal; end it with Ctrl-D (or pass it as an argument)")
         return sys.stdin.read()
     return value
+
+
+def _not_found(memory_id: str, as_json: bool) -> int:
+    output.error(f"No memory with id {memory_id!r} in this vault.", as_json, code="NOT_FOUND")
+    return 1
 
 
 def _keywords(value: str | None) -> list[str] | None:
@@ -60,8 +68,7 @@ def cmd_get(args, vault, config):
     with open_service(args, vault, config) as svc:
         item = svc.get(args.id)
         if item is None:
-            output.error(f"No memory with id {args.id!r} in this vault.", args.json, code="NOT_FOUND")
-            return 1
+            return _not_found(args.id, args.json)
         output.emit_json(item) if args.json else print(output.item_full(item))
 
 
@@ -77,6 +84,10 @@ def _update_args(p: argparse.ArgumentParser) -> None:
 
 @command("update", "change a memory", _update_args)
 def cmd_update(args, vault, config):
+    changes = (args.content, args.title, args.category, args.keywords, args.session, args.salience)
+    if all(v is None for v in changes):
+        raise ValidationError("Nothing to change: give --content, --title, --category, --keywords, --session or "
+                              "--salience.")
     with open_service(args, vault, config) as svc:
         content = _read_content(args.content) if args.content is not None else None
         item = svc.update(args.id, content=content, title=args.title, category=args.category,
@@ -87,14 +98,9 @@ def cmd_update(args, vault, config):
 @command("delete", "move a memory to the vault's trash", _id_arg)
 def cmd_delete(args, vault, config):
     with open_service(args, vault, config) as svc:
-        ok = svc.delete(args.id)
-        if args.json:
-            output.emit_json({"deleted": ok, "id": args.id})
-        elif ok:
-            print(f"moved {args.id} to the trash")
-        else:
-            output.error(f"No memory with id {args.id!r} in this vault.", False)
-        return 0 if ok else 1
+        if not svc.delete(args.id):
+            return _not_found(args.id, args.json)
+        output.emit_json({"deleted": True, "id": args.id}) if args.json else print(f"moved {args.id} to the trash")
 
 
 # -- search / list / stats ------------------------------------------------------------------------------
@@ -119,14 +125,11 @@ def cmd_search(args, vault, config):
                              keyword_weight=args.keyword_weight)
         if args.json:
             output.emit_json({"results": results, "warnings": list(svc.last_warnings)})
-            return 0
-        for w in svc.last_warnings:
-            output.warn(w)
-        if not results:
-            print("no matches")
-            return 1
-        for i, r in enumerate(results, start=1):
-            print(output.result_line(i, r))
+        else:
+            for w in svc.last_warnings:
+                output.warn(w)
+            print("\n".join(output.result_line(i, r) for i, r in enumerate(results, start=1)) or "no matches")
+        return 0 if results else 1  # like grep: 1 when nothing matched
 
 
 def _list_args(p: argparse.ArgumentParser) -> None:

@@ -16,7 +16,6 @@ from memory_curator.cli import (  # importing a command module registers its com
     commands,
     history_commands,
     io_commands,
-    lifecycle_commands,
     output,
     server_commands,
 )
@@ -24,7 +23,7 @@ from memory_curator.cli.registry import COMMANDS, register_all
 from memory_curator.core.errors import Cancelled, CuratorError, MemoryNotFoundError, ValidationError
 from memory_curator.environment import config_from_env, default_vault_dir
 
-COMMAND_MODULES = (commands, io_commands, server_commands, history_commands, lifecycle_commands)  # others add theirs here
+COMMAND_MODULES = (commands, io_commands, server_commands, history_commands)  # others add theirs here
 
 EXIT_OK, EXIT_NOT_FOUND, EXIT_USAGE, EXIT_ENV, EXIT_CANCELLED = 0, 1, 2, 3, 130
 
@@ -54,7 +53,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     vault = args.vault or default_vault_dir()
     as_json = getattr(args, "json", False)
     try:
-        return COMMANDS[args.command](args, vault, config_from_env()) or EXIT_OK
+        code = COMMANDS[args.command](args, vault, config_from_env()) or EXIT_OK
+        sys.stdout.flush()  # a reader that went away shows here, inside the handlers below
+        return code
+    except BrokenPipeError:
+        # Piped into `head` or a pager that quit: stop quietly, as other command-line tools do.
+        output.silence_stdout()
+        return EXIT_OK
     except MemoryNotFoundError as exc:
         output.error(str(exc), as_json, code=exc.code)
         return EXIT_NOT_FOUND
@@ -70,6 +75,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         output.error("Interrupted.", as_json, code="CANCELLED")
         return EXIT_CANCELLED
+    except OSError as exc:
+        # The engine wraps the errors it expects; anything left is the disk or the system (full, read-only...).
+        where = f" ({exc.filename})" if exc.filename else ""
+        output.error(f"{exc.strerror or exc}{where}. Check the disk space and permissions of the vault folder.",
+                     as_json, code="STORAGE_ERROR")
+        return EXIT_ENV
 
 
 if __name__ == "__main__":

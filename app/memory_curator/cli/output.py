@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import os
 import sys
 from datetime import datetime
 from enum import Enum
@@ -37,6 +38,17 @@ def error(message: str, as_json: bool, code: str = "ERROR") -> None:
         sys.stdout.write("\n")
     else:
         print(f"memory-curator: {message}", file=sys.stderr)
+
+
+def silence_stdout() -> None:
+    """After a broken pipe: point stdout at /dev/null so the interpreter's final flush cannot fail again."""
+    try:
+        fd = sys.stdout.fileno()
+    except (AttributeError, OSError, ValueError):
+        return  # not a real file (tests capture it): nothing will be flushed to a closed pipe
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, fd)
+    os.close(devnull)
 
 
 def warn(message: str) -> None:

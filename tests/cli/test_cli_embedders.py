@@ -1,0 +1,69 @@
+"""The CLI with a real embedder: the loopback Ollama server (OLLAMA_HOST, as a user sets it) and the offline
+model. Saves never fail because the embedder is down; reindex says what to do (exit 3) and fills gaps later."""
+
+from __future__ import annotations
+
+import pytest
+
+pytestmark = pytest.mark.model
+
+DOG = "I took the dog for a long walk in the park this morning"
+
+
+@pytest.fixture
+def ollama_env(ollama_server, monkeypatch):
+    monkeypatch.setenv("OLLAMA_HOST", f"127.0.0.1:{ollama_server.port}")  # no scheme, as users often write it
+    return ollama_server
+
+
+def test_ollama_up_down_and_back(cli, ollama_env):
+    r = cli("add", DOG, "--json", embedder="ollama")
+    assert r.code == 0 and r.json["chunk_count"] == 1
+    hits = cli("search", "strolling with my puppy outdoors", "-m", "semantic", "--json", embedder="ollama").json
+    assert hits["results"][0]["memory"]["content"] == DOG and hits["warnings"] == []
+    assert "embedder:     Ollama nomic-embed-text at 127.0.0.1:" in cli("stats", embedder="ollama").out
+
+    ollama_env.stop()
+    r = cli("add", "The quarterly budget review is on Friday", embedder="auto")  # the vault remembers Ollama
+    assert r.code == 0 and "(not embedded)" in r.out and "run `memory-curator reindex` later" in r.err
+    r = cli("search", "budget", embedder="auto")
+    assert r.code == 0 and "Ollama is not reachable" in r.err and "budget" in r.out.lower()
+    assert "keyword only — Ollama not reachable" in cli("stats", embedder="auto").out
+    r = cli("reindex", embedder="auto")
+    assert r.code == 3 and "ollama serve" in r.err
+
+    ollama_env.start()
+    r = cli("reindex", embedder="auto")
+    assert r.code == 0 and r.out.strip() == "embedded 1 memories"
+    assert cli("stats", "--json").json["stats"]["unembedded_count"] == 0
+
+
+def test_missing_model_tells_the_user_to_pull_it(cli, ollama_env):
+    ollama_env.models.clear()
+    assert cli("add", DOG, embedder="ollama").code == 0
+    r = cli("stats", embedder="ollama")
+    assert "run `ollama pull nomic-embed-text`" in r.out
+    r = cli("reindex", "--json", embedder="ollama")
+    assert r.code == 3 and "ollama pull nomic-embed-text" in r.json["error"]["message"]
+
+
+def test_wrong_dimension_is_exit_3_and_reindex_model_repairs_it(cli, ollama_env):
+    first = cli("add", DOG, "--json", embedder="ollama").json
+    ollama_env.dim = 200
+    r = cli("add", "Another memory about budgets", embedder="ollama")
+    assert r.code == 3 and "200-dimensional" in r.err and "reindex --model ollama:nomic-embed-text" in r.err
+    r = cli("reindex", "--model", "ollama:nomic-embed-text", embedder="auto")
+    assert r.code == 0 and r.out.strip() == "embedded 2 memories"
+    assert cli("get", first["id"], "--json").json["chunk_count"] == 1
+    assert cli("stats", "--json").json["stats"]["unembedded_count"] == 0
+
+
+def test_switching_a_keyword_only_vault_to_the_offline_model(cli, local_embedder):
+    cli("add", DOG)
+    r = cli("reindex", "--model", "local", "--json")
+    assert r.code == 0 and r.json == {"embedded": 1}
+    hits = cli("search", "walking a puppy", "-m", "semantic", "--json", embedder="auto").json
+    assert hits["results"][0]["memory"]["content"] == DOG
+    # The vault now belongs to the offline model: another model is refused with a way out.
+    r = cli("list", embedder="ollama")
+    assert r.code == 2 and "reindex --model" in r.err

@@ -1,0 +1,53 @@
+"""The installed ``memory-curator`` console script, run as a real process: pipes in, pipes out."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+SCRIPT = Path(sys.executable).with_name("memory-curator")
+
+
+@pytest.fixture
+def run(vault_dir):
+    if not SCRIPT.exists():
+        pytest.fail(f"{SCRIPT} is missing: install the package into the venv (`pip install -e .`).")
+    env = {**os.environ, "MEMORY_CURATOR_VAULT": str(vault_dir)}
+
+    def go(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess:
+        return subprocess.run([str(SCRIPT), "--embedder", "none", *args], input=stdin, capture_output=True,
+                              text=True, env=env, timeout=60)
+
+    return go
+
+
+def test_add_from_a_pipe_then_search_json(run, vault_dir):
+    p = run("add", "-c", "decisions", "-k", "sqlite", "--json", stdin="We chose SQLite for the index.\n")
+    assert p.returncode == 0, p.stderr
+    item = json.loads(p.stdout)
+    assert Path(item["file_path"]).parent == vault_dir / "decisions"  # $MEMORY_CURATOR_VAULT was used
+    p = run("search", "sqlite", "--mode", "keyword", "--json")
+    assert p.returncode == 0 and json.loads(p.stdout)["results"][0]["memory"]["id"] == item["id"]
+    p = run("get", "missing-id")
+    assert p.returncode == 1 and p.stderr.strip() == "memory-curator: No memory with id 'missing-id' in this vault."
+    p = run("add", "")
+    assert p.returncode == 2 and "Traceback" not in p.stderr
+
+
+def test_output_into_a_reader_that_stops_early(run):
+    """`memory-curator get ID | head -1`: the reader closes the pipe; no traceback, exit 0."""
+    big = "\n".join(f"Line {i}: a long memory that fills the pipe buffer many times over." for i in range(20000))
+    item = json.loads(run("add", "-", "--json", stdin=big).stdout)
+    proc = subprocess.Popen([str(SCRIPT), "--embedder", "none", "get", item["id"]], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, env={**os.environ, "MEMORY_CURATOR_VAULT": str(Path(item["file_path"]).parents[1])})
+    first = proc.stdout.readline()
+    proc.stdout.close()  # like `head -1` exiting
+    err = proc.stderr.read().decode()
+    proc.stderr.close()
+    assert proc.wait(timeout=60) == 0
+    assert first.startswith(b"id:") and err == ""

@@ -1,0 +1,120 @@
+"""add / get / update / delete through ``memory_curator.cli.main.main``: text and JSON, stdin, exit codes."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from memory_curator import __version__
+from memory_curator.cli.main import main
+
+
+def test_version(cli):
+    r = cli("--version")
+    assert r.code == 0 and r.out.strip() == f"memory-curator {__version__}"
+
+
+def test_add_prints_a_line_and_writes_the_file(cli, vault_dir):
+    r = cli("add", "We chose SQLite with sqlite-vec.", "--title", "Vector store", "-c", "decisions",
+            "-k", "sqlite, vectors,", "-s", "s1", "--salience", "0.9")
+    assert r.code == 0 and r.err == ""
+    mid, cat, sal, title = r.out.split()[0], r.out.split()[1], r.out.split()[2], "Vector store"
+    assert (cat, sal) == ("[decisions]", "0.90") and title in r.out
+    files = list((vault_dir / "decisions").glob("*.md"))
+    assert len(files) == 1 and f"id: {mid}" in files[0].read_text(encoding="utf-8")
+
+
+def test_add_json_is_the_saved_memory(added, vault_dir):
+    item = added("We chose SQLite.", "-k", "sqlite,db", "--source", "ai")
+    assert item["content"] == "We chose SQLite." and item["keywords"] == ["sqlite", "db"]
+    assert item["source"] == "ai" and item["category"] == "context" and item["chunk_count"] == 0
+    assert Path(item["file_path"]).is_file() and Path(item["file_path"]).is_relative_to(vault_dir)
+
+
+@pytest.mark.parametrize("arg", [None, "-"])
+def test_add_reads_stdin(cli, arg):
+    args = ("add", "--json") if arg is None else ("add", arg, "--json")
+    r = cli(*args, stdin="# From a pipe\n\nLine one.\nLine two.\n")
+    assert r.code == 0
+    assert r.json["title"] == "From a pipe" and "Line two." in r.json["content"]
+
+
+@pytest.mark.parametrize("content, stdin", [("", None), ("   \n\t", None), (None, ""), (None, "  \n")])
+def test_empty_content_is_bad_input(cli, vault_dir, content, stdin):
+    args = ("add",) if content is None else ("add", content)
+    r = cli(*args, stdin=stdin)
+    assert r.code == 2 and "Content is empty" in r.err and r.out == ""
+    assert not list(vault_dir.rglob("*.md"))
+
+
+@pytest.mark.parametrize("args, field", [
+    (("-c", "Bad Cat"), "Category"),
+    (("-c", "../escape"), "Category"),
+    (("--salience", "1.5"), "salience"),
+    (("--salience", "-0.1"), "salience"),
+])  # fmt: skip
+def test_bad_values_are_exit_2_with_a_json_error(cli, vault_dir, args, field):
+    r = cli("add", "text", *args, "--json")
+    assert r.code == 2
+    assert r.json["error"]["code"] == "VALIDATION_ERROR" and field in r.json["error"]["message"]
+    assert not list(vault_dir.rglob("*.md"))
+
+
+def test_unparsable_numbers_and_choices_are_usage_errors(cli):
+    for args in (("add", "x", "--salience", "abc"), ("add", "x", "--source", "robot"), ("search", "x", "-n", "many"),
+                 ("frobnicate",), ("get",)):
+        r = cli(*args)
+        assert r.code == 2 and "usage: memory-curator" in r.err, args
+
+
+def test_get_text_and_json(cli, added):
+    item = added("Body text here.", "--title", "A title", "-k", "x")
+    r = cli("get", item["id"])
+    assert r.code == 0 and f"id:         {item['id']}" in r.out and r.out.rstrip().endswith("Body text here.")
+    j = cli("get", item["id"], "--json").json
+    assert j["id"] == item["id"] and j["access_count"] == 2  # both gets were recalls
+
+
+def test_unknown_id_is_exit_1(cli):
+    for cmd in (("get", "nope"), ("delete", "nope"), ("update", "nope", "--title", "x")):
+        r = cli(*cmd)
+        assert r.code == 1 and "No memory with id 'nope'" in r.err and r.out == "", cmd
+        j = cli(*cmd, "--json")
+        assert j.code == 1 and j.json == {"error": {"code": "NOT_FOUND", "message": "No memory with id 'nope' in this vault."}}
+
+
+def test_update_fields_and_content_from_stdin(cli, added, vault_dir):
+    item = added("Old text.", "-k", "a")
+    r = cli("update", item["id"], "--title", "New title", "-k", "b,c", "--salience", "0.3", "-c", "decisions")
+    assert r.code == 0 and "[decisions]" in r.out and "0.30" in r.out and "New title" in r.out
+    r = cli("update", item["id"], "--content", "-", "--json", stdin="New text from stdin.")
+    assert r.code == 0
+    j = r.json
+    assert (j["content"], j["keywords"], j["category"], j["salience"]) == ("New text from stdin.", ["b", "c"], "decisions", 0.3)
+    assert not list((vault_dir / "context").glob("*.md")) and len(list((vault_dir / "decisions").glob("*.md"))) == 1
+
+
+def test_update_with_nothing_to_change_or_bad_values_keeps_the_file(cli, added):
+    item = added("Stays the same.")
+    before = Path(item["file_path"]).read_bytes()
+    for args in ((), ("--salience", "7"), ("--content", "  "), ("-c", "NO SPACES")):
+        r = cli("update", item["id"], *args)
+        assert r.code == 2 and r.err.startswith("memory-curator: "), args
+    assert Path(item["file_path"]).read_bytes() == before
+
+
+def test_delete_moves_the_file_to_the_trash(cli, added, vault_dir):
+    one, two = added("First."), added("Second.")
+    r = cli("delete", one["id"])
+    assert r.code == 0 and r.out.strip() == f"moved {one['id']} to the trash"
+    assert cli("delete", two["id"], "--json").json == {"deleted": True, "id": two["id"]}
+    assert not list((vault_dir / "context").glob("*.md")) and len(list((vault_dir / ".trash").rglob("*.md"))) == 2
+    assert cli("get", one["id"]).code == 1
+
+
+def test_a_file_where_the_vault_should_be_is_an_environment_error(cli, tmp_path, capsys):
+    blocker = tmp_path / "not-a-folder"
+    blocker.write_text("x")
+    assert main(["--vault", str(blocker), "--embedder", "none", "list"]) == 3
+    assert "Cannot use" in capsys.readouterr().err
