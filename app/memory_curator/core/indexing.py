@@ -13,7 +13,7 @@ from memory_curator.core.index.store import IndexStore
 from memory_curator.core.model import MemoryItem
 from memory_curator.core.progress import Tracker
 from memory_curator.core.text.chunking import chunk_text
-from memory_curator.core.vault.store import Vault
+from memory_curator.core.vault.store import FileStat, Vault
 
 WRITE_BATCH = 2000  # rows per transaction while rebuilding: bounded memory, few commits
 
@@ -112,9 +112,11 @@ def ensure_vector_table(store: IndexStore, embedder: Embedder) -> None:
         store.vectors.create(embedder.key, dim)
 
 
-def index_file(store: IndexStore, vault: Vault, rel: str, seen_ids: dict[str, str] | None = None) -> MemoryItem | None:
-    """Read one file into the index. A broken file is recorded as a problem and left untouched."""
-    st = vault.stat(rel)
+def index_file(store: IndexStore, vault: Vault, rel: str, seen_ids: dict[str, str] | None = None,
+               st: FileStat | None = None, known_problems: set[str] | None = None) -> MemoryItem | None:
+    """Read one file into the index. A broken file is recorded as a problem and left untouched.
+    ``st`` (from a scan) saves a stat; ``known_problems`` saves a delete per file that had none."""
+    st = st or vault.stat(rel)
     if st is None:
         store.delete_path(rel)
         return None
@@ -130,10 +132,13 @@ def index_file(store: IndexStore, vault: Vault, rel: str, seen_ids: dict[str, st
             store.set_problem(rel, f"has the same id as {other}; give one of them a new id")
             return None
         seen_ids[item.id] = rel
-    store.clear_problem(rel)
-    old = store.get(item.id)
+    if known_problems is None or rel in known_problems:
+        store.clear_problem(rel)
+    old = store.conn.execute(
+        "SELECT title, content, json_extract(meta_json, '$.summary') FROM memories WHERE id = ?", (item.id,)
+    ).fetchone()
     pk = store.upsert(item, rel, st.mtime_ns, st.size)
-    if old is not None and _embedded_text_changed(old, item):
+    if old is not None and tuple(old) != (item.title, item.content, item.summary):
         store.clear_chunks(pk)
     return item
 
@@ -163,7 +168,7 @@ def sync(store: IndexStore, vault: Vault, tracker: Tracker | None = None) -> Syn
         with store.transaction():
             for rel in part:
                 was_indexed = rel in indexed
-                item = index_file(store, vault, rel, seen_ids)
+                item = index_file(store, vault, rel, seen_ids, on_disk[rel], known_problems)
                 if item is None:
                     reason = next((p.reason for p in store.problems() if p.path == rel), None) if rel not in known_problems else None
                     if reason:

@@ -23,6 +23,7 @@ import yaml
 
 from memory_curator.core.errors import ValidationError
 from memory_curator.core.model import TYPED_FIELDS, MemoryItem, utcnow
+from memory_curator.core.vault import plain_yaml
 
 try:  # libyaml is ~10x faster; rebuilding 100k files depends on it
     from yaml import CSafeDumper as _Dumper
@@ -55,8 +56,12 @@ def split_frontmatter(text: str) -> tuple[dict[str, Any] | None, str]:
         if text.startswith("---\n") or text.startswith("---\r\n"):
             raise FrontmatterError("frontmatter starts with '---' but is never closed")
         return None, text
+    block = m.group(1)
+    fast = plain_yaml.load(block) if block.strip() else {}
+    if fast is not None:
+        return fast, text[m.end() :]
     try:
-        meta = yaml.load(m.group(1), Loader=_Loader) if m.group(1).strip() else {}
+        meta = yaml.load(block, Loader=_Loader)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" (line {mark.line + 2})" if mark is not None else ""
