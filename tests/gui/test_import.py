@@ -40,7 +40,7 @@ def drop_files(widget, paths: list[Path]) -> None:
     assert drop.isAccepted()
 
 
-def test_drop_a_pdf_and_a_markdown_file(harness, vault_dir, seeded, tmp_path):
+def test_drop_a_pdf_and_a_markdown_file(harness, vault_dir, seeded, tmp_path, qtmodeltester):
     pdf = make_pdf(tmp_path / "meeting.pdf", ["Quarterly planning meeting", "We agreed to migrate billing to Kafka.",
                                               "Owner: Aino. Deadline: March."])
     md = tmp_path / "notes.md"
@@ -57,9 +57,12 @@ def test_drop_a_pdf_and_a_markdown_file(harness, vault_dir, seeded, tmp_path):
     by_name = {Path(f.path).name: f for f in report.files}
     assert by_name["meeting.pdf"].status == "imported" and by_name["notes.md"].status == "imported"
     assert by_name["scan.pdf"].status == "failed" and by_name["scan.pdf"].error  # listed, did not stop the rest
-    rows = {dialog.table.item(r, 0).text(): dialog.table.item(r, 1).text() for r in range(dialog.table.rowCount())}
+    model = dialog.results
+    rows = {model.index(r, 0).data(): model.index(r, 1).data() for r in range(model.rowCount())}
     assert rows == {"meeting.pdf": "imported", "notes.md": "imported", "scan.pdf": "failed"}
+    assert model.index(0, 0).data() == "scan.pdf"  # failures first
     assert "failed" in dialog.message.text()
+    qtmodeltester.check(model)
 
     harness.idle()
     harness.qtbot.waitUntil(lambda: w.list_model.rowCount() >= len(seeded) + 2)

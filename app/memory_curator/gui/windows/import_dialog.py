@@ -16,15 +16,13 @@ from PySide6.QtWidgets import (
     QLabel,
     QProgressBar,
     QPushButton,
-    QTableWidget,
-    QTableWidgetItem,
+    QTableView,
     QVBoxLayout,
 )
 
 from memory_curator.core.errors import Cancelled
+from memory_curator.gui.models.import_results import ImportResultsModel
 from memory_curator.gui.worker import Engine, Request
-
-COLUMNS = ("File", "Result", "Memories", "Details")
 
 
 class ImportDialog(QDialog):
@@ -42,10 +40,12 @@ class ImportDialog(QDialog):
         self.heading.setWordWrap(True)
         self.progress = QProgressBar()
         self.message = QLabel()
-        self.table = QTableWidget(0, len(COLUMNS))
-        self.table.setHorizontalHeaderLabels(COLUMNS)
+        self.results = ImportResultsModel(self)
+        self.table = QTableView()
+        self.table.setModel(self.results)
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.table.verticalHeader().setVisible(False)
+        self.table.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
         self.table.horizontalHeader().setSectionResizeMode(3, QHeaderView.ResizeMode.Stretch)
         self.table.setColumnWidth(0, 240)
         self.cancel_button = QPushButton("Cancel")
@@ -72,7 +72,7 @@ class ImportDialog(QDialog):
         names = ", ".join(p.name for p in paths[:3]) + (f" and {len(paths) - 3} more" if len(paths) > 3 else "")
         self.heading.setText(f"Importing {names}" + (f" into {category}" if category else ""))
         self.progress.setRange(0, 0)
-        self.table.setRowCount(0)
+        self.results.set_report(None)
         self.message.setText("Reading files…")
         self.cancel_button.setEnabled(True)
         req = self.engine.call("import_paths", [str(p) for p in paths], category=category, long=True)
@@ -100,13 +100,7 @@ class ImportDialog(QDialog):
         self.cancel_button.setEnabled(False)
         self.progress.setRange(0, 1)
         self.progress.setValue(1)
-        self.table.setRowCount(len(report.files))
-        for row, f in enumerate(report.files):
-            details = f.error or "; ".join(f.warnings) or (f.importer or "")
-            for col, text in enumerate((Path(f.path).name, f.status, str(len(f.memory_ids)), details)):
-                cell = QTableWidgetItem(text)
-                cell.setToolTip(f.path if col == 0 else text)
-                self.table.setItem(row, col, cell)
+        self.results.set_report(report)
         done = "Cancelled: " if report.cancelled else ""
         self.message.setText(f"{done}{len(report.memory_ids)} memories from {report.count('imported')} file(s); "
                              f"{report.count('skipped')} skipped, {report.count('failed')} failed.")
