@@ -8,6 +8,7 @@ import argparse
 from memory_curator.cli import output
 from memory_curator.cli.registry import command, open_service
 from memory_curator.core.history import diff_memory, memory_versions, restore_version
+from memory_curator.core.history import enable as enable_history
 from memory_curator.core.inbox import Provenance
 
 
@@ -20,9 +21,7 @@ def _history_args(p: argparse.ArgumentParser) -> None:
 def cmd_history(args, vault, config):
     with open_service(args, vault, config) as svc:
         if args.init:
-            svc.history.init()
-            with svc.write_lock.hold():
-                commit = svc.history.commit_pending()
+            commit = enable_history(svc)
             print(f"history is on for {svc.vault.root}" + (f" (first commit {commit[:10]})" if commit else ""))
             if not args.id:
                 return 0

@@ -186,6 +186,13 @@ def find_version(versions: list[Version], ref: str) -> Version:
 # -- a memory's history, through the service (shared by the CLI and the app) -----------------------------------
 
 
+def enable(svc: MemoryService) -> str | None:
+    """Turn history on: make the vault a git repository and commit what it holds. Returns the commit id."""
+    svc.history.init()
+    with svc.write_lock.hold():
+        return svc.history.commit_pending()
+
+
 def memory_versions(svc: MemoryService, memory_id: str) -> list[Version]:
     """The memory's versions, newest first; pending changes are committed first so they show too."""
     info = svc.store.file_info(memory_id)

@@ -128,7 +128,8 @@ class MemoryService:
         self.history = GitHistory(vault.root)
         self._history_pending = False
         self._history_at = 0.0
-        self._changes: ChangeMonitor | None = None
+        # The baseline for poll_changes is the moment of opening: what others change after it is reported.
+        self._changes = ChangeMonitor(store.conn, vault, self._sync_changed)
 
     # -- opening --------------------------------------------------------------------------------------
 
@@ -193,8 +194,6 @@ class MemoryService:
     def poll_changes(self) -> ChangeReport:
         """Cheap check for changes made by other processes and programs (call it every half second or so from
         the thread that owns the service): syncs the index when files changed, and commits pending history."""
-        if self._changes is None:
-            self._changes = ChangeMonitor(self.store.conn, self.vault, self._sync_changed)
         report = self._changes.poll()
         self.commit_history()
         return report

@@ -16,7 +16,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QObject, QThread, Signal, Slot
+from PySide6.QtCore import QObject, QThread, QTimer, Signal, Slot
 
 from memory_curator.core.config import MemoryConfig
 from memory_curator.core.embed.base import Embedder
@@ -27,6 +27,7 @@ from memory_curator.core.service import MemoryService
 log = logging.getLogger(__name__)
 
 PROGRESS_INTERVAL_S = 0.05  # at most ~20 progress signals a second reach the main thread
+POLL_MS = 700  # how often the worker checks for changes made by other processes and programs
 
 
 class Request(QObject):
@@ -52,11 +53,35 @@ class _Executor(QObject):
 
     finished = Signal(int, bool, object)  # request id, ok, value or exception
     progressed = Signal(int, int, int, str)
+    changed_elsewhere = Signal(object)  # a ChangeReport: another process or program changed the vault
 
     def __init__(self, engine: Engine):
         super().__init__()
         self._engine = engine
         self.service: MemoryService | None = None
+        self._poll_timer: QTimer | None = None
+
+    def start_polling(self) -> None:
+        """On the worker thread, between requests: never blocks the window, never counts as busy."""
+        self._poll_timer = QTimer(self)
+        self._poll_timer.setInterval(POLL_MS)
+        self._poll_timer.timeout.connect(self.poll_once)
+        self._poll_timer.start()
+
+    def stop_polling(self) -> None:
+        if self._poll_timer is not None:
+            self._poll_timer.stop()
+
+    def poll_once(self) -> None:
+        if self.service is None:
+            return
+        try:
+            report = self.service.poll_changes()
+        except CuratorError as exc:
+            log.warning("Checking the vault for changes failed: %s", exc)
+            return
+        if report.changed:
+            self.changed_elsewhere.emit(report)
 
     @Slot(int, object, object)
     def execute(self, rid: int, fn: Callable[..., Any], token: CancelToken) -> None:
@@ -94,11 +119,13 @@ class _Context:
 def _open_service(executor: _Executor, ctx: _Context) -> MemoryService:
     spec = executor._engine.spec
     executor.service = MemoryService.open(spec["vault"], embedder=spec["embedder"], config=spec["config"])
+    executor.start_polling()
     return executor.service
 
 
 def _close_service(executor: _Executor, ctx: _Context) -> None:
     try:
+        executor.stop_polling()
         if executor.service is not None:
             executor.service.close()
             executor.service = None
@@ -113,6 +140,7 @@ class Engine(QObject):
     opened = Signal(object)  # the MemoryService (do not call it from the main thread; for identity only)
     open_failed = Signal(object)
     busy_changed = Signal(bool)
+    changed_elsewhere = Signal(object)  # a ChangeReport, on the main thread
 
     def __init__(self, vault: Path, config: MemoryConfig, embedder: str | Embedder = "auto",
                  parent: QObject | None = None):
@@ -130,6 +158,7 @@ class Engine(QObject):
         self._submit.connect(self._executor.execute)
         self._executor.finished.connect(self._on_finished)
         self._executor.progressed.connect(self._on_progress)
+        self._executor.changed_elsewhere.connect(self.changed_elsewhere)
         self._thread.start()
         req = self._enqueue(_open_service, None)
         req.done.connect(self.opened)

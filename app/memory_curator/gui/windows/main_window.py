@@ -35,12 +35,14 @@ from memory_curator.gui.settings import AppSettings
 from memory_curator.gui.widgets.editor import MemoryEditor
 from memory_curator.gui.widgets.explanation import ExplanationPanel
 from memory_curator.gui.widgets.health import HealthPane
+from memory_curator.gui.widgets.inbox import InboxPane
 from memory_curator.gui.widgets.rich_text_delegate import RichTextDelegate
 from memory_curator.gui.widgets.salience import SalienceControl
 from memory_curator.gui.widgets.search_bar import SearchBar, SearchQuery
 from memory_curator.gui.widgets.status import EngineStatusBar
 from memory_curator.gui.widgets.tables import make_table, stretch
 from memory_curator.gui.windows.drop import local_paths
+from memory_curator.gui.windows.history_dialog import open_history
 from memory_curator.gui.windows.vault_actions import VaultActions
 from memory_curator.gui.worker import Engine, Request
 
@@ -115,6 +117,8 @@ class MainWindow(QMainWindow):
         self.add_pane("Editor", self.editor)
         self.add_pane("Why this result", self.explanation)
         self.add_pane("Vault health", self.health)
+        self.inbox = InboxPane()
+        self.add_pane("Inbox", self.inbox)
 
         split = QSplitter(Qt.Orientation.Horizontal)
         split.addWidget(self.browse)
@@ -159,6 +163,7 @@ class MainWindow(QMainWindow):
         self.results_model.set_results("", [])
         self.engine.opened.connect(lambda _svc: self._on_opened(Path(path)))
         self.engine.open_failed.connect(self._on_open_failed)
+        self.engine.changed_elsewhere.connect(self.refresh_after_outside_change)
         self.setWindowTitle(f"Memory Curator — {path}")
 
     def _on_opened(self, path: Path) -> None:
@@ -169,6 +174,7 @@ class MainWindow(QMainWindow):
         self.refresh_browse()
         self.refresh_status()
         self.refresh_health()
+        self.inbox.set_engine(self.engine)
         self.vault_opened.emit(path)
 
     def _on_open_failed(self, exc: object) -> None:
@@ -206,6 +212,13 @@ class MainWindow(QMainWindow):
     def refresh_health(self) -> None:
         req = self.engine.call("health", key="health")
         req.done.connect(self.health.show_health)
+
+    def refresh_after_outside_change(self, *_args) -> None:
+        """Another process (CLI, a server) or program (editor, git pull) changed the vault, or the inbox did."""
+        self.list_model.reload()
+        self.refresh_browse()
+        self.refresh_status()
+        self.inbox.refresh()
 
     def track(self, request: Request, kind: str) -> None:
         """Called by undo commands: refresh what the change affects once it is done."""
@@ -442,6 +455,8 @@ class MainWindow(QMainWindow):
         view = bar.addMenu("&View")
         self._action(view, "Vault &health", None, lambda: (self.refresh_health(), self.show_pane(self.health)))
         self._action(view, "&Why this result", None, lambda: self.show_pane(self.explanation))
+        self._action(view, "&Inbox", None, lambda: (self.inbox.refresh(), self.show_pane(self.inbox)))
+        self.history_action = self._action(memory, "&History…", "Ctrl+Shift+H", lambda: open_history(self))
         help_menu = bar.addMenu("&Help")
         self.about_action = self._action(help_menu, "&About Memory Curator", None, lambda: show_about(self))
 
@@ -470,6 +485,10 @@ class MainWindow(QMainWindow):
         self.health.repair_requested.connect(self.repair)
         self.health.refresh_requested.connect(self.refresh_health)
         self.status.embed_requested.connect(lambda: self.repair("embed"))
+        self.inbox.reviewed.connect(lambda _kind: (self.list_model.reload(), self.refresh_browse()))
+        self.inbox.failed.connect(lambda msg: self.status.showMessage(msg, 10000))
+        self.inbox.count_changed.connect(
+            lambda n: self.side.setTabText(self.side.indexOf(self.inbox), f"Inbox ({n})" if n else "Inbox"))
 
     def dragEnterEvent(self, event: QDragEnterEvent) -> None:  # noqa: N802 - Qt's name
         if local_paths(event.mimeData()):

@@ -1,0 +1,123 @@
+"""The Inbox pane (approve, edit, merge, reject, batches, undo), changes made by other processes showing up in
+the window, and the history dialog, on the real main window offscreen."""
+
+from __future__ import annotations
+
+import subprocess
+
+import pytest
+from gui_helpers import file_text, select_title
+
+from memory_curator.core.service import MemoryService
+from memory_curator.gui.widgets.inbox import InboxEditDialog
+from memory_curator.gui.windows.history_dialog import HistoryDialog
+
+PROV = {"client": "claude-desktop", "session": "s-9", "time": "2026-02-03T04:05:06Z"}
+
+
+@pytest.fixture
+def inbox_vault(vault_dir, config):
+    with MemoryService.open(vault_dir, embedder="none", config=config) as svc:
+        target = svc.save("We deploy with Docker.", title="Deploy", keywords=["deploy"]).id
+        a = svc.save("Use compose for local runs.", title="Compose", source="ai", provenance=PROV).id
+        b = svc.save("Wrong: we never test.", title="Bad claim", source="ai", provenance=PROV).id
+    return {"target": target, "a": a, "b": b}
+
+
+def _wait_count(harness, n):
+    pane = harness.window.inbox
+    harness.qtbot.waitUntil(lambda: len(pane.items) == n and not harness.window.engine.busy, timeout=10000)
+
+
+def test_inbox_shows_provenance_and_batch_approve_with_undo(harness, vault_dir, inbox_vault):
+    w = harness.open(vault_dir)
+    pane = w.inbox
+    _wait_count(harness, 2)
+    assert w.side.tabText(w.side.indexOf(pane)) == "Inbox (2)"
+    first = pane.table.topLevelItem(0)
+    assert [first.text(1), first.text(2), first.text(3)] == ["claude-desktop", "s-9", "2026-02-03T04:05:06"]
+    pane.table.selectAll()
+    assert pane.approve_button.isEnabled() and not pane.merge_button.isEnabled()
+    pane.approve_button.click()
+    _wait_count(harness, 0)
+    assert "review:" not in file_text(vault_dir, inbox_vault["a"])
+    assert w.side.tabText(w.side.indexOf(pane)) == "Inbox"
+    pane.undo_button.click()
+    _wait_count(harness, 2)
+    assert "review: pending" in file_text(vault_dir, inbox_vault["a"])
+
+
+def test_reject_edit_and_merge(harness, vault_dir, inbox_vault):
+    w = harness.open(vault_dir)
+    pane = w.inbox
+    _wait_count(harness, 2)
+    pane.select([inbox_vault["b"]])
+    pane.reject_button.click()
+    _wait_count(harness, 1)
+    with pytest.raises(AssertionError):
+        file_text(vault_dir, inbox_vault["b"])  # in the trash now
+    pane.undo_button.click()
+    _wait_count(harness, 2)
+
+    pane.select([inbox_vault["a"]])
+    dialog = InboxEditDialog(pane.items[[i.id for i in pane.items].index(inbox_vault["a"])])
+    dialog.content.setPlainText("Use docker compose for local runs.")
+    pane.edit(dialog.values())
+    _wait_count(harness, 1)
+    assert "Use docker compose for local runs." in file_text(vault_dir, inbox_vault["a"])
+
+    pane.select([inbox_vault["b"]])
+    assert pane.merge_button.isEnabled()
+    pane.merge(into=inbox_vault["target"])
+    _wait_count(harness, 0)
+    assert "We deploy with Docker.\n\nWrong: we never test." in file_text(vault_dir, inbox_vault["target"])
+    pane.undo_button.click()
+    _wait_count(harness, 1)
+    assert "Wrong: we never test." not in file_text(vault_dir, inbox_vault["target"])
+
+
+def test_changes_by_another_process_show_up(harness, vault_dir, config, inbox_vault):
+    w = harness.open(vault_dir)
+    _wait_count(harness, 2)
+    before = w.list_model.rowCount()
+    with MemoryService.open(vault_dir, embedder="none", config=config) as other:  # the CLI or a server
+        other.save("Written elsewhere", title="Elsewhere")
+        other.save("An assistant wrote this", title="From MCP", source="ai", provenance=PROV)
+    harness.qtbot.waitUntil(lambda: w.list_model.rowCount() == before + 2 and len(w.inbox.items) == 3,
+                            timeout=5000)
+
+
+def test_history_dialog_diff_and_restore(harness, vault_dir, config, qtbot):
+    vault_dir.mkdir(parents=True)
+    subprocess.run(["git", "init", "-q"], cwd=vault_dir, check=True)
+    with MemoryService.open(vault_dir, embedder="none", config=config) as svc:
+        item = svc.save("First text", title="Plan")
+        svc.commit_history(force=True)
+        svc.update(item.id, content="Second text")
+    w = harness.open(vault_dir)
+    item = select_title(harness, "Plan")
+    dialog = HistoryDialog(w.engine, item, w.track, w)
+    qtbot.addWidget(dialog)
+    qtbot.waitUntil(lambda: dialog.versions.count() == 2, timeout=10000)
+    with qtbot.waitSignal(dialog.diff_shown, timeout=10000) as shown:
+        dialog.versions.item(1).setSelected(True)
+    assert "-First text" in shown.args[0] and "+Second text" in shown.args[0]
+    assert dialog.restore_button.isEnabled()
+    with qtbot.waitSignal(dialog.loaded, timeout=10000):
+        dialog.restore_button.click()
+    assert dialog.versions.count() == 3
+    harness.idle()
+    assert "First text" in file_text(vault_dir, item.id)
+
+
+def test_history_dialog_offers_to_turn_history_on(harness, vault_dir, seeded, qtbot):
+    w = harness.open(vault_dir)
+    item = select_title(harness, "Vector store")
+    dialog = HistoryDialog(w.engine, item, w.track, w)
+    qtbot.addWidget(dialog)
+    qtbot.waitUntil(lambda: not dialog.enable_button.isHidden(), timeout=10000)
+    assert "not a git repository" in dialog.status.text()
+    with qtbot.waitSignal(dialog.loaded, timeout=10000) as loaded:
+        dialog.enable_button.click()
+    qtbot.waitUntil(lambda: dialog.versions.count() == 1, timeout=10000)
+    assert (vault_dir / ".git").exists() and loaded.args
