@@ -60,8 +60,10 @@ def test_consolidate_by_ids_keeps_originals_by_default(svc):
     assert new.content == preview.content and new.consolidated_from == tuple(ids) and result.trashed == 0
     meta, body = split_frontmatter(Path(new.file_path).read_text())
     assert meta["consolidated_from"] == ids and meta["source"] == "system"
-    assert all(svc.get(i) is not None for i in ids)
+    assert all(svc.get(i).superseded_by == new.id for i in ids)  # kept, and linked to what replaced them
     assert svc.count() == 4
+    assert [r.memory.id for r in svc.search("SQLite vectors", mode="keyword")] == [new.id]
+    assert len(svc.search("SQLite vectors", mode="keyword", include_superseded=True)) == 4
 
 
 def test_consolidate_can_move_originals_to_the_trash(svc):

@@ -1,7 +1,10 @@
 """Consolidation (seed 001): 2 to 50 memories become one, an extractive summary of them.
 
-The new memory records ``consolidated_from`` (the ids); the originals are kept (default) or moved to the
-trash, where they stay restorable. ``preview`` computes the same memory without writing anything, so the
+The new memory records ``consolidated_from`` (the ids). The originals are kept (default) or moved to the
+trash, where they stay restorable. Kept originals are marked ``superseded_by`` the new memory: default
+search then returns the consolidation once instead of it and all its sources (seed 001: consolidation
+improves search relevance), while listings, ``include_superseded`` searches and ``unsupersede`` still reach
+them. An original already superseded by another memory keeps that link. ``preview`` computes the same memory without writing anything, so the
 desktop app can show it before the user agrees.
 """
 
@@ -9,12 +12,13 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from memory_curator.core.errors import MemoryNotFoundError, ValidationError
 from memory_curator.core.lifecycle.decay import move_to_trash
 from memory_curator.core.lifecycle.grouping import MAX_GROUP, MIN_GROUP
+from memory_curator.core.lifecycle.rewrite import rewrite
 from memory_curator.core.lifecycle.summarize import MAX_SUMMARY_CHARS, summarize
 from memory_curator.core.model import MemoryItem
 
@@ -108,5 +112,8 @@ def consolidate(svc: MemoryService, items: Sequence[MemoryItem], *, preserve_ori
     memory = svc.save(p.content, category=p.category, title=p.title, keywords=p.keywords, session_id=p.session_id,
                       source="system", salience=p.salience, scope=p.scope, actors=p.actors,
                       consolidated_from=p.source_ids)
-    trashed = 0 if preserve_originals else move_to_trash(svc.store, svc.vault, list(p.source_ids))
-    return ConsolidationResult(memory, p.source_ids, trashed)
+    if preserve_originals:
+        rewrite(svc.store, svc.vault, p.source_ids,
+                lambda it: None if it.superseded_by else replace(it, superseded_by=memory.id))
+        return ConsolidationResult(memory, p.source_ids, 0)
+    return ConsolidationResult(memory, p.source_ids, move_to_trash(svc.store, svc.vault, list(p.source_ids)))
