@@ -24,6 +24,8 @@ if TYPE_CHECKING:  # the service owns an Inbox; the import would be circular at 
 REVIEW_KEY = "review"
 PENDING = "pending"
 SETTING = "review_inbox"
+# Spelled as in the partial index of migration 3 (a literal, not a parameter) so SQLite uses that index.
+_PENDING_SQL = "json_extract(m.meta_json, '$.extra.review') = 'pending'"
 _EDITABLE = ("content", "title", "keywords", "category", "salience", "session_id")
 
 
@@ -83,16 +85,13 @@ class Inbox:
     def items(self, limit: int = 500) -> list[MemoryItem]:
         """Memories waiting for review, oldest first."""
         rows = self._svc.store.conn.execute(
-            f"SELECT {MEMORY_COLUMNS} FROM {FROM_MEMORIES} "
-            "WHERE json_extract(m.meta_json, '$.extra.review') = ? ORDER BY m.created_at, m.pk LIMIT ?",
-            (PENDING, int(limit)),
+            f"SELECT {MEMORY_COLUMNS} FROM {FROM_MEMORIES} WHERE {_PENDING_SQL} ORDER BY m.created_at, m.pk LIMIT ?",
+            (int(limit),),
         )
         return [self._svc.store.row_to_item(r) for r in rows]
 
     def count(self) -> int:
-        return self._svc.store.conn.execute(
-            "SELECT COUNT(*) FROM memories m WHERE json_extract(m.meta_json, '$.extra.review') = ?", (PENDING,)
-        ).fetchone()[0]
+        return self._svc.store.conn.execute(f"SELECT COUNT(*) FROM memories m WHERE {_PENDING_SQL}").fetchone()[0]
 
     def _pending(self, ids: Iterable[str]) -> dict[str, MemoryItem]:
         out: dict[str, MemoryItem] = {}

@@ -128,9 +128,18 @@ def m002_lifecycle(conn: Connection) -> None:
     )
 
 
+def m003_review_inbox(conn: Connection) -> None:
+    """The review inbox (core/inbox.py) is a frontmatter key kept among the unknown ones; list it by index."""
+    conn.execute(
+        "CREATE INDEX idx_memories_inbox ON memories(created_at) "
+        "WHERE json_extract(meta_json, '$.extra.review') = 'pending'"
+    )
+
+
 MIGRATIONS: list[tuple[int, str, Callable[[Connection], None]]] = [
     (1, "initial", m001_initial),
     (2, "lifecycle", m002_lifecycle),
+    (3, "review_inbox", m003_review_inbox),
 ]
 
 
