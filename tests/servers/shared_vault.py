@@ -186,7 +186,7 @@ def app_writer(vault: Path, name: str, n_ops: int, seed: int, config) -> Tally:
             try:
                 if roll < 0.45 or not mine:
                     text = _text(name, i, rng)
-                    tally.expected[tally.timed(lambda text=text: svc.save(text, title=f"{name} {i}")).id] = text
+                    tally.expected[tally.timed(lambda text=text, i=i: svc.save(text, title=f"{name} {i}")).id] = text
                 elif roll < 0.7:
                     mid, text = rng.choice(mine), _text(name, -i, rng)
                     tally.timed(lambda mid=mid, text=text: svc.update(mid, content=text))

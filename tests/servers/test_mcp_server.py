@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import asyncio
 import os
+import socket
+import subprocess
 import sys
+import time
 
 import pytest
 from mcp import Client, StdioServerParameters
@@ -12,6 +15,7 @@ from mcp import Client, StdioServerParameters
 from memory_curator.core.service import MemoryService
 from memory_curator.mcp.server import build_server
 from memory_curator.server.worker import ServiceWorker
+from servers.shared_vault import free_port
 
 TOOLS = {"memory_store", "memory_batch_store", "memory_batch_update", "memory_search", "memory_get",
          "memory_update", "memory_delete", "memory_get_score", "memory_set_score", "memory_consolidate",
@@ -122,3 +126,32 @@ def test_stdio_server_subprocess(vault_dir):
     _run(session())
     with MemoryService.open(vault_dir, embedder="none") as svc:
         assert [m.title for m in svc.inbox.items()] == ["Stored over stdio"]
+
+
+def test_streamable_http_on_loopback(vault_dir, tmp_path):
+    port = free_port()
+    proc = subprocess.Popen([sys.executable, "-m", "memory_curator.cli.main", "--vault", str(vault_dir),
+                             "--embedder", "none", "mcp", "--http", "--port", str(port)],
+                            env={**os.environ, "OLLAMA_HOST": "http://127.0.0.1:9"},
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            assert proc.poll() is None, proc.stderr.read().decode()[-2000:]
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=1).close()
+                break
+            except OSError:
+                assert time.monotonic() < deadline, "the MCP HTTP server did not start"
+                time.sleep(0.1)
+
+        async def session():
+            async with Client(f"http://127.0.0.1:{port}/mcp") as c:
+                assert {t.name for t in (await c.list_tools()).tools} == TOOLS
+                stored = await _ok(c, "memory_store", {"content": "Stored over streamable HTTP"})
+                assert (await _ok(c, "memory_get", {"id": stored["id"]}))["content"] == "Stored over streamable HTTP"
+
+        _run(session())
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)

@@ -5,13 +5,14 @@ exactly: no write lost, no "database is locked", no stray file. Figures: bench/s
 from __future__ import annotations
 
 import pytest
+
 from servers.shared_vault import run_stress
 
 
 @pytest.mark.slow
 @pytest.mark.timeout(600)
 def test_servers_cli_and_app_share_one_vault(tmp_path, config):
-    report = run_stress(tmp_path / "vault", config, http_ops=500, mcp_ops=500, app_ops=500, cli_ops=30)
+    report = run_stress(tmp_path / "vault", config, http_ops=500, mcp_ops=500, app_ops=500, cli_ops=12)
     assert report.errors == []
     assert report.ops >= 2000
     expected = report.expected
