@@ -80,3 +80,15 @@ def test_long_operation_reports_progress_and_cancels(qtbot, engine):
     assert isinstance(blocker.args[0], Cancelled)
     assert all(t == 1000 for _, t in steps) and steps[-1][0] < 1000
     assert len(steps) < 200  # throttled: the main thread is not flooded with one signal per item
+
+
+def test_reads_are_answered_while_the_writer_is_busy(qtbot, engine):
+    gate = threading.Event()
+    long_write = engine.run(lambda svc: gate.wait(10))
+    count = engine.call("count", read=True)
+    with qtbot.waitSignal(count.done, timeout=10000) as blocker:
+        pass
+    assert blocker.args == [7] and not long_write.finished  # the reader did not queue behind the writer
+    gate.set()
+    with qtbot.waitSignal(long_write.done, timeout=10000):
+        pass

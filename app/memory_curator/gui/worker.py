@@ -1,7 +1,10 @@
 """The engine on a QThread. Widgets never call MemoryService: they submit requests here and get one
 uniform result/error signal back on the main thread.
 
-A request is a function of the service, run on the worker thread in submission order. Requests that share
+A request is a function of the service, run on a worker thread in submission order. Two lanes, each a
+thread with its own MemoryService (its own SQLite connection; WAL lets readers run beside a writer):
+changes and long operations go to the writer; searches, list pages and counts (``read=True``) go to the
+reader, so a search is answered while a 1,000-file import is running. Requests that share
 a ``key`` (e.g. "search") supersede each other: an older one still queued is skipped and its result, if it
 was already running, is dropped, so a slow search never overwrites a newer one.
 """
@@ -97,7 +100,7 @@ class _Executor(QObject):
                 self.progressed.emit(rid, done, total, message)
 
         try:
-            if self.service is None and fn not in (_open_service, _close_service):
+            if self.service is None and fn not in (_open_service, _open_reader, _close_service):
                 raise CuratorError("The vault is not open yet.")
             value = fn(self, _Context(progress, token))
             self.finished.emit(rid, True, value)
@@ -117,9 +120,26 @@ class _Context:
 
 
 def _open_service(executor: _Executor, ctx: _Context) -> MemoryService:
-    spec = executor._engine.spec
-    executor.service = MemoryService.open(spec["vault"], embedder=spec["embedder"], config=spec["config"])
+    engine = executor._engine
+    spec = engine.spec
+    try:
+        executor.service = MemoryService.open(spec["vault"], embedder=spec["embedder"], config=spec["config"])
+    finally:
+        engine._writer_ready.set()
     executor.start_polling()
+    return executor.service
+
+
+def _open_reader(executor: _Executor, ctx: _Context) -> MemoryService:
+    """The reader opens once the writer has (migrations and the first sync are the writer's), with the
+    writer's embedder object so the model is loaded once."""
+    engine = executor._engine
+    engine._writer_ready.wait()
+    writer = engine._writer.executor.service
+    if writer is None:
+        raise CuratorError("The vault could not be opened.")
+    executor.service = MemoryService.open(engine.spec["vault"], embedder=writer.embedder or "none",
+                                          config=engine.spec["config"], sync=False)
     return executor.service
 
 
@@ -133,11 +153,27 @@ def _close_service(executor: _Executor, ctx: _Context) -> None:
         executor.thread().quit()  # the last request: stop the loop only after the close ran
 
 
-class Engine(QObject):
-    """The main thread's handle on the worker. ``call`` / ``run`` return a Request to connect to."""
+class _Lane(QObject):
+    """One worker thread with its executor; ``submit`` queues a request on it."""
 
-    _submit = Signal(int, object, object)
-    opened = Signal(object)  # the MemoryService (do not call it from the main thread; for identity only)
+    submit = Signal(int, object, object)
+
+    def __init__(self, engine: Engine, name: str):
+        super().__init__()
+        self.thread = QThread()
+        self.thread.setObjectName(name)
+        self.executor = _Executor(engine)
+        self.executor.moveToThread(self.thread)
+        self.submit.connect(self.executor.execute)
+        self.executor.finished.connect(engine._on_finished)
+        self.executor.progressed.connect(engine._on_progress)
+        self.thread.start()
+
+
+class Engine(QObject):
+    """The main thread's handle on the workers. ``call`` / ``run`` return a Request to connect to."""
+
+    opened = Signal(object)  # the writer's MemoryService (do not call it from the main thread; identity only)
     open_failed = Signal(object)
     busy_changed = Signal(bool)
     changed_elsewhere = Signal(object)  # a ChangeReport, on the main thread
@@ -151,32 +187,31 @@ class Engine(QObject):
         self._pending: dict[int, Request] = {}
         self._latest: dict[str, int] = {}
         self._lock = threading.Lock()
-        self._thread = QThread()
-        self._thread.setObjectName("memory-curator-engine")
-        self._executor = _Executor(self)
-        self._executor.moveToThread(self._thread)
-        self._submit.connect(self._executor.execute)
-        self._executor.finished.connect(self._on_finished)
-        self._executor.progressed.connect(self._on_progress)
-        self._executor.changed_elsewhere.connect(self.changed_elsewhere)
-        self._thread.start()
-        req = self._enqueue(_open_service, None)
+        self._writer_ready = threading.Event()
+        self._writer = _Lane(self, "memory-curator-engine")
+        self._reader = _Lane(self, "memory-curator-reader")
+        self._writer.executor.changed_elsewhere.connect(self.changed_elsewhere)
+        req = self._enqueue(_open_service, None, self._writer)
+        self._enqueue(_open_reader, None, self._reader)
         req.done.connect(self.opened)
         req.failed.connect(self.open_failed)
 
     # -- submitting -----------------------------------------------------------------------------------
 
-    def call(self, method: str, *args: Any, key: str | None = None, long: bool = False, **kwargs: Any) -> Request:
-        """``svc.<method>(*args, **kwargs)`` on the worker. ``long=True`` passes ``progress`` and ``cancel``."""
+    def call(self, method: str, *args: Any, key: str | None = None, long: bool = False, read: bool = False,
+             **kwargs: Any) -> Request:
+        """``svc.<method>(*args, **kwargs)`` on the writer (the reader when ``read``: only for calls that
+        change nothing in the vault). ``long=True`` passes ``progress`` and ``cancel``."""
 
         def fn(executor: _Executor, ctx: _Context) -> Any:
             if long:
                 kwargs.update(progress=ctx.progress, cancel=ctx.cancel)
             return getattr(executor.service, method)(*args, **kwargs)
 
-        return self._enqueue(fn, key)
+        return self._enqueue(fn, key, self._reader if read else self._writer)
 
-    def run(self, fn: Callable[..., Any], *, key: str | None = None, long: bool = False) -> Request:
+    def run(self, fn: Callable[..., Any], *, key: str | None = None, long: bool = False,
+            read: bool = False) -> Request:
         """``fn(svc)`` on the worker (or ``fn(svc, progress, cancel)`` when ``long``): for a few calls that
         belong together, such as a page of rows and the total count."""
 
@@ -185,9 +220,9 @@ class Engine(QObject):
                 return fn(executor.service, ctx.progress, ctx.cancel)
             return fn(executor.service)
 
-        return self._enqueue(call, key)
+        return self._enqueue(call, key, self._reader if read else self._writer)
 
-    def _enqueue(self, fn: Callable[..., Any], key: str | None) -> Request:
+    def _enqueue(self, fn: Callable[..., Any], key: str | None, lane: _Lane) -> Request:
         req = Request(next(self._ids), key, self)
         with self._lock:
             if key is not None:
@@ -195,7 +230,7 @@ class Engine(QObject):
             self._pending[req.id] = req
         if len(self._pending) == 1:
             self.busy_changed.emit(True)
-        self._submit.emit(req.id, fn, req.token)
+        lane.submit.emit(req.id, fn, req.token)
         return req
 
     def _superseded(self, rid: int) -> bool:
@@ -233,11 +268,12 @@ class Engine(QObject):
         return bool(self._pending)
 
     def shutdown(self, timeout_ms: int = 30000) -> None:
-        """Cancel what is running, close the service on its own thread, and stop the thread."""
+        """Cancel what is running, close each service on its own thread, and stop the threads."""
         for req in list(self._pending.values()):
             req.cancel()
-        if not self._thread.isRunning():
-            return
-        self._enqueue(_close_service, None)
-        if not self._thread.wait(timeout_ms):
-            log.warning("The engine thread did not stop within %d ms", timeout_ms)
+        lanes = [lane for lane in (self._reader, self._writer) if lane.thread.isRunning()]
+        for lane in lanes:
+            self._enqueue(_close_service, None, lane)
+        for lane in lanes:
+            if not lane.thread.wait(timeout_ms):
+                log.warning("The engine thread %s did not stop within %d ms", lane.thread.objectName(), timeout_ms)

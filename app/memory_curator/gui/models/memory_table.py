@@ -78,13 +78,13 @@ class MemoryTableModel(QAbstractTableModel):
             return
         self._loading = True
         if self.filter.trash:
-            req = self._engine.run(lambda svc: (svc.list_trash(), None), key="list")
+            req = self._engine.run(lambda svc: (svc.list_trash(), None), key="list", read=True)
         else:
             q = self._query()
             req = self._engine.run(
                 lambda svc: (svc.list_memories(limit=PAGE, offset=0, **q),
                              svc.count(category=q["category"], session_id=q["session_id"], keyword=q["keyword"])),
-                key="list",
+                key="list", read=True,
             )
         req.done.connect(self._on_reloaded)
         req.failed.connect(self._on_failed)
@@ -109,7 +109,8 @@ class MemoryTableModel(QAbstractTableModel):
         if not self.canFetchMore(parent) or self._engine is None:
             return
         self._loading = True
-        req = self._engine.call("list_memories", limit=PAGE, offset=len(self._rows), key="list", **self._query())
+        req = self._engine.call("list_memories", limit=PAGE, offset=len(self._rows), key="list", read=True,
+                                **self._query())
         req.done.connect(self._on_page)
         req.failed.connect(self._on_failed)
 

@@ -17,13 +17,18 @@ SNIPPET_COLUMN = 4
 HtmlRole = Qt.ItemDataRole.UserRole + 10  # the snippet as HTML with <b> around matched terms
 
 
+def _term_pattern(term: str) -> str:
+    # Latin words match whole words only ("we" must not light up "answers"); CJK has no spaces to bound by.
+    return rf"\b{re.escape(term)}\b" if term.isascii() else re.escape(term)
+
+
 def highlight(snippet: str, terms: list[str]) -> str:
     """HTML-escaped ``snippet`` with every occurrence of a term (case-insensitive) in bold."""
     text = " ".join(snippet.split())
-    words = sorted({t for t in terms if len(t) > 1}, key=len, reverse=True)
+    words = sorted({t for t in terms if len(t) > 2 or not t.isascii()}, key=len, reverse=True)
     if not words:
         return html.escape(text)
-    pattern = re.compile("|".join(re.escape(w) for w in words), re.IGNORECASE)
+    pattern = re.compile("|".join(_term_pattern(w) for w in words), re.IGNORECASE)
     out, pos = [], 0
     for m in pattern.finditer(text):
         out.append(html.escape(text[pos : m.start()]))
@@ -34,7 +39,8 @@ def highlight(snippet: str, terms: list[str]) -> str:
 
 
 def query_terms(query: str, result: SearchResult) -> list[str]:
-    return [*query.split(), *result.matched_keywords]
+    words = re.findall(r"\w+", query)
+    return [*words, *result.matched_keywords]
 
 
 class SearchResultsModel(QAbstractTableModel):

@@ -24,6 +24,8 @@ class EngineStatusBar(QStatusBar):
         self.progress.setVisible(False)
         self.cancel_button = QPushButton("Cancel")
         self.cancel_button.setVisible(False)
+        for label in (self.embedder, self.pending):
+            label.setContentsMargins(8, 0, 8, 0)
         self.addPermanentWidget(self.progress)
         self.addPermanentWidget(self.cancel_button)
         self.addPermanentWidget(self.pending)

@@ -92,7 +92,7 @@ class ConsolidateDialog(QDialog):
     def suggest(self, category: str | None = None) -> None:
         self.groups.setVisible(True)
         self.status.setText("Looking for groups of similar memories…")
-        req = self.engine.call("suggest_groups", category=category)
+        req = self.engine.call("suggest_groups", category=category, read=True)
         req.done.connect(self._on_groups)
         req.failed.connect(lambda exc: self.status.setText(str(exc)))
 
@@ -117,7 +117,7 @@ class ConsolidateDialog(QDialog):
         self.ids = list(ids)
         self.accept_button.setEnabled(False)
         self.status.setText("Summarising…")
-        req = self.engine.call("preview_consolidation", self.ids, key="consolidation-preview")
+        req = self.engine.call("preview_consolidation", self.ids, key="consolidation-preview", read=True)
         req.done.connect(self._on_preview)
         req.failed.connect(lambda exc: self.status.setText(str(exc)))
 

@@ -39,6 +39,7 @@ class ImportDialog(QDialog):
         self.heading = QLabel()
         self.heading.setWordWrap(True)
         self.progress = QProgressBar()
+        self.progress.setFormat("%v of %m files")
         self.message = QLabel()
         self.results = ImportResultsModel(self)
         self.table = QTableView()

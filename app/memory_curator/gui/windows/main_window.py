@@ -184,7 +184,7 @@ class MainWindow(QMainWindow):
     # -- refreshing -----------------------------------------------------------------------------------
 
     def refresh_browse(self) -> None:
-        req = self.engine.run(browse_counts, key="browse")
+        req = self.engine.run(browse_counts, key="browse", read=True)
         req.done.connect(self._on_browse_counts)
 
     def _on_browse_counts(self, counts) -> None:
@@ -206,11 +206,12 @@ class MainWindow(QMainWindow):
         self.editor.category.blockSignals(False)
 
     def refresh_status(self) -> None:
-        req = self.engine.run(lambda svc: (svc.embedder_status(), svc.stats().unembedded_count), key="status")
+        req = self.engine.run(lambda svc: (svc.embedder_status(), svc.stats().unembedded_count), key="status",
+                              read=True)
         req.done.connect(lambda v: self.status.show_embedder(*v))
 
     def refresh_health(self) -> None:
-        req = self.engine.call("health", key="health")
+        req = self.engine.call("health", key="health", read=True)
         req.done.connect(self.health.show_health)
 
     def refresh_after_outside_change(self, *_args) -> None:
@@ -278,7 +279,7 @@ class MainWindow(QMainWindow):
         req = self.engine.run(
             lambda svc: (svc.search(q.text, limit=SEARCH_LIMIT, mode=q.mode, category=q.category,
                                     session_id=q.session_id, min_salience=q.min_salience), svc.last_warnings),
-            key="search",
+            key="search", read=True,
         )
         req.done.connect(lambda value: self._on_results(q, *value))
         req.failed.connect(lambda exc: self.status.showMessage(str(exc), 8000))
