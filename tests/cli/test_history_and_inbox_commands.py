@@ -40,6 +40,15 @@ def test_inbox_list_approve_reject(cli):
     assert cli("get", b).code == 1
 
 
+def test_inbox_can_be_turned_off(cli):
+    assert cli("inbox", "off").code == 0
+    cli("add", "Trusted assistant", "--source", "ai")
+    assert cli("inbox", "--json").json == []
+    assert cli("inbox", "on").code == 0
+    cli("add", "Reviewed again", "--source", "ai")
+    assert len(cli("inbox", "--json").json) == 1
+
+
 def test_show_token(cli, tmp_path, monkeypatch):
     monkeypatch.setenv("MEMORY_CURATOR_TOKEN_FILE", str(tmp_path / "token"))
     first = cli("serve", "--show-token").out.strip()

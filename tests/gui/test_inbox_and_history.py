@@ -7,8 +7,10 @@ import subprocess
 
 import pytest
 from gui_helpers import file_text, select_title
+from PySide6.QtWidgets import QApplication
 
 from memory_curator.core.service import MemoryService
+from memory_curator.gui.widgets.api_token import ApiTokenField
 from memory_curator.gui.widgets.inbox import InboxEditDialog
 from memory_curator.gui.windows.history_dialog import HistoryDialog
 
@@ -121,3 +123,29 @@ def test_history_dialog_offers_to_turn_history_on(harness, vault_dir, seeded, qt
         dialog.enable_button.click()
     qtbot.waitUntil(lambda: dialog.versions.count() == 1, timeout=10000)
     assert (vault_dir / ".git").exists() and loaded.args
+
+
+def test_hold_for_review_checkbox_is_the_vault_setting(harness, vault_dir, config, inbox_vault):
+    w = harness.open(vault_dir)
+    pane = w.inbox
+    harness.qtbot.waitUntil(lambda: pane.hold.isEnabled(), timeout=10000)
+    assert pane.hold.isChecked()
+    pane.hold.click()
+    harness.idle()
+    with MemoryService.open(vault_dir, embedder="none", config=config) as svc:
+        assert svc.inbox.enabled is False
+        assert "review" not in svc.save("trusted", source="ai").extra
+
+
+def test_api_token_field(qtbot, tmp_path):
+    missing = ApiTokenField(tmp_path / "none")
+    qtbot.addWidget(missing)
+    assert missing.token is None and not missing.copy_button.isEnabled() and not (tmp_path / "none").exists()
+    (tmp_path / "token").write_text("k" * 43 + "\n")
+    field = ApiTokenField(tmp_path / "token")
+    qtbot.addWidget(field)
+    assert field.edit.echoMode() == field.edit.EchoMode.Password
+    field.show_button.click()
+    assert field.edit.text() == "k" * 43 and field.edit.echoMode() == field.edit.EchoMode.Normal
+    field.copy_button.click()
+    assert QApplication.clipboard().text() == "k" * 43

@@ -64,13 +64,18 @@ def cmd_restore_version(args, vault, config):
 
 
 def _inbox_args(p: argparse.ArgumentParser) -> None:
-    p.add_argument("action", nargs="?", choices=("list", "approve", "reject"), default="list")
+    p.add_argument("action", nargs="?", choices=("list", "approve", "reject", "on", "off"), default="list",
+                   help="on/off: whether new memories from LLM clients wait for review (a vault setting)")
     p.add_argument("ids", nargs="*")
 
 
-@command("inbox", "review memories written by LLM clients: list, approve IDS, reject IDS", _inbox_args)
+@command("inbox", "review memories written by LLM clients: list, approve IDS, reject IDS, on, off", _inbox_args)
 def cmd_inbox(args, vault, config):
     with open_service(args, vault, config) as svc:
+        if args.action in ("on", "off"):
+            svc.inbox.set_enabled(args.action == "on")
+            print(f"review inbox {args.action} for {svc.vault.root}")
+            return 0
         if args.action == "list":
             items = svc.inbox.items()
             if args.json:

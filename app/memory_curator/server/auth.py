@@ -22,12 +22,18 @@ def default_token_path() -> Path:
     return Path(user_config_dir("memory-curator", appauthor=False)) / "api-token"
 
 
-def load_or_create_token(path: Path) -> str:
+def read_token(path: Path) -> str | None:
+    """The token if one was generated (the first `memory-curator serve` does), else None."""
     try:
         token = path.read_text(encoding="utf-8").strip()
-    except FileNotFoundError:
-        token = ""
-    if len(token) >= 32:
+    except OSError:
+        return None
+    return token if len(token) >= 32 else None
+
+
+def load_or_create_token(path: Path) -> str:
+    token = read_token(path)
+    if token is not None:
         return token
     token = secrets.token_urlsafe(32)
     atomic_write_text(path, token + "\n")

@@ -13,6 +13,7 @@ from typing import Any
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
     QAbstractItemView,
+    QCheckBox,
     QDialog,
     QDialogButtonBox,
     QFormLayout,
@@ -58,6 +59,9 @@ class InboxPane(QWidget):
         self.preview = QPlainTextEdit(readOnly=True)
         self.preview.setPlaceholderText("Select a memory to read it.")
         self.label = QLabel()
+        self.hold = QCheckBox("Hold memories from LLM clients here for review (a setting of this vault)")
+        self.hold.setEnabled(False)
+        self.hold.clicked.connect(self._set_hold)
         self.approve_button = QPushButton("Approve")
         self.edit_button = QPushButton("Edit…")
         self.merge_button = QPushButton("Merge into…")
@@ -79,6 +83,7 @@ class InboxPane(QWidget):
         lay.addWidget(self.table, 2)
         lay.addWidget(self.preview, 1)
         lay.addLayout(buttons)
+        lay.addWidget(self.hold)
         self._selection_changed()
 
     # -- loading --------------------------------------------------------------------------------------
@@ -92,8 +97,8 @@ class InboxPane(QWidget):
         if self.engine is None:
             self._show([])
             return
-        req = self.engine.run(lambda svc: svc.inbox.items(), key="inbox")
-        req.done.connect(self._show)
+        req = self.engine.run(lambda svc: (svc.inbox.items(), svc.inbox.enabled), key="inbox")
+        req.done.connect(lambda value: (self._show(value[0]), self._show_hold(value[1])))
         req.failed.connect(lambda exc: self.failed.emit(str(exc)))
 
     def _show(self, items: list[MemoryItem]) -> None:
@@ -114,6 +119,15 @@ class InboxPane(QWidget):
                            if n else "Nothing to review: memories written by LLM clients show up here.")
         self._selection_changed()
         self.count_changed.emit(n)
+
+    def _show_hold(self, on: bool) -> None:
+        self.hold.setChecked(on)
+        self.hold.setEnabled(True)
+
+    def _set_hold(self, on: bool) -> None:
+        if self.engine is not None:
+            req = self.engine.run(lambda svc: svc.inbox.set_enabled(on))
+            req.failed.connect(lambda exc: (self.hold.setChecked(not on), self.failed.emit(str(exc))))
 
     # -- selection ------------------------------------------------------------------------------------
 

@@ -14,6 +14,7 @@ from PySide6.QtWidgets import (
 )
 
 from memory_curator.gui.settings import AppSettings
+from memory_curator.gui.widgets.api_token import ApiTokenField
 
 
 class SettingsDialog(QDialog):
@@ -35,6 +36,8 @@ class SettingsDialog(QDialog):
         form.addRow("Embedder", self.embedder)
         form.addRow("Ollama host", self.host)
         form.addRow("Ollama model", self.model)
+        self.api_token = ApiTokenField()
+        form.addRow("HTTP API token", self.api_token)
         for category, rate in sorted(config.category_decay_rates.items()):
             spin = QDoubleSpinBox(minimum=0.5, maximum=1.0, singleStep=0.01, decimals=3, value=rate)
             spin.setToolTip("Salience is multiplied by this per decay period of disuse (1.0: never decays)")
