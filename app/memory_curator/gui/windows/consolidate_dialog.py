@@ -58,7 +58,9 @@ class ConsolidateDialog(QDialog):
 
         left = QWidget()
         left_lay = QVBoxLayout(left)
-        left_lay.addWidget(QLabel("Suggested groups"), 0)
+        self.groups_label = QLabel("Suggested groups")
+        self.groups_label.setVisible(False)
+        left_lay.addWidget(self.groups_label, 0)
         left_lay.addWidget(self.groups, 1)
         left_lay.addWidget(QLabel("Memories to consolidate"))
         left_lay.addWidget(self.sources, 1)
@@ -91,6 +93,7 @@ class ConsolidateDialog(QDialog):
 
     def suggest(self, category: str | None = None) -> None:
         self.groups.setVisible(True)
+        self.groups_label.setVisible(True)
         self.status.setText("Looking for groups of similar memories…")
         req = self.engine.call("suggest_groups", category=category, read=True)
         req.done.connect(self._on_groups)

@@ -36,6 +36,7 @@ class ImportDialog(QDialog):
         self.engine = engine
         self.request: Request | None = None
         self.report = None
+        self._target = ""
         self.heading = QLabel()
         self.heading.setWordWrap(True)
         self.progress = QProgressBar()
@@ -47,6 +48,7 @@ class ImportDialog(QDialog):
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.table.verticalHeader().setVisible(False)
         self.table.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
+        self.table.verticalHeader().setDefaultSectionSize(self.table.fontMetrics().height() + 8)
         self.table.horizontalHeader().setSectionResizeMode(3, QHeaderView.ResizeMode.Stretch)
         self.table.setColumnWidth(0, 240)
         self.cancel_button = QPushButton("Cancel")
@@ -71,7 +73,8 @@ class ImportDialog(QDialog):
         if self.running:
             self.cancel()
         names = ", ".join(p.name for p in paths[:3]) + (f" and {len(paths) - 3} more" if len(paths) > 3 else "")
-        self.heading.setText(f"Importing {names}" + (f" into {category}" if category else ""))
+        self._target = names + (f" into {category}" if category else "")
+        self.heading.setText(f"Importing {self._target}…")
         self.progress.setRange(0, 0)
         self.results.set_report(None)
         self.message.setText("Reading files…")
@@ -99,8 +102,10 @@ class ImportDialog(QDialog):
         self.request = None
         self.report = report
         self.cancel_button.setEnabled(False)
-        self.progress.setRange(0, 1)
-        self.progress.setValue(1)
+        files = len(report.files)
+        self.progress.setRange(0, max(files, 1))
+        self.progress.setValue(files)
+        self.heading.setText(f"Imported {self._target}")
         self.results.set_report(report)
         done = "Cancelled: " if report.cancelled else ""
         self.message.setText(f"{done}{len(report.memory_ids)} memories from {report.count('imported')} file(s); "
