@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -118,3 +119,12 @@ def test_a_file_where_the_vault_should_be_is_an_environment_error(cli, tmp_path,
     blocker.write_text("x")
     assert main(["--vault", str(blocker), "--embedder", "none", "list"]) == 3
     assert "Cannot use" in capsys.readouterr().err
+
+
+def test_global_options_also_work_after_the_command(tmp_path, capsys):
+    other = tmp_path / "other-vault"
+    assert main(["--vault", str(tmp_path / "first"), "add", "x", "--vault", str(other), "--embedder", "none"]) == 0
+    capsys.readouterr()
+    assert main(["list", "--json", "--vault", str(other), "--embedder", "none"]) == 0
+    assert len(json.loads(capsys.readouterr().out)) == 1
+    assert not (tmp_path / "first").exists()

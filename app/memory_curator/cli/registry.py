@@ -11,6 +11,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from memory_curator.core.config import MemoryConfig
+from memory_curator.core.embed.resolve import CHOICES as EMBEDDER_CHOICES
 from memory_curator.core.service import MemoryService
 
 Command = Callable[[argparse.Namespace, Path, MemoryConfig], int | None]
@@ -36,6 +37,10 @@ def register_all(sub: argparse._SubParsersAction) -> None:
     for name, (help, configure) in _SPECS.items():
         p = sub.add_parser(name, help=help, description=help)
         p.add_argument("--json", action="store_true", help="machine-readable output")
+        # Also accepted after the command (`memory-curator search x --vault DIR`); SUPPRESS keeps the value
+        # given before the command when they are not repeated.
+        p.add_argument("--vault", type=Path, default=argparse.SUPPRESS, help=argparse.SUPPRESS)
+        p.add_argument("--embedder", choices=EMBEDDER_CHOICES, default=argparse.SUPPRESS, help=argparse.SUPPRESS)
         if configure is not None:
             configure(p)
 

@@ -96,7 +96,7 @@ def check_dimension(store: IndexStore, vectors: Sequence[Sequence[float]]) -> No
     if wrong is not None:
         raise DimensionMismatch(
             f"{model} now returns {wrong}-dimensional vectors, but this vault's vectors have {dim}: the model "
-            "changed (another version pulled?). Stored memories are unchanged and found by keyword. To re-embed "
+            "changed (another version pulled?). Memories are saved and found by keyword meanwhile. To re-embed "
             f"every memory with the model as it is now, run `memory-curator reindex --model {model}` or change "
             "the model in Settings."
         )

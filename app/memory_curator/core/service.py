@@ -188,6 +188,7 @@ class MemoryService:
         except StorageError as exc:
             log.warning("Could not commit the last changes to the vault's git history: %s", exc)
         self.store.close()
+        _close_embedder(self._embedder)
 
     # -- other processes, history ---------------------------------------------------------------------
 
@@ -297,6 +298,7 @@ class MemoryService:
             self.store.drop_all_vectors()
             self.store.vectors.create(new.key, dim)
         self.settings.set_embedding(EmbedderSpec(new.provider, new.model, dim))
+        _close_embedder(self._embedder)
         self._embedder = new
         self._embedder_ok()
         return self.reindex_missing(progress=progress, cancel=cancel)
@@ -900,6 +902,13 @@ class MemoryService:
             trash_count=sum(1 for _ in self.vault.scan_trash()),
             **decay.lifecycle_counts(self.store),
         )
+
+
+def _close_embedder(embedder: Embedder | None) -> None:
+    # Providers holding connections (Ollama's HTTP client) release them; others have nothing to close.
+    close = getattr(embedder, "close", None)
+    if close is not None:
+        close()
 
 
 def _as_datetime(value: Any, key: str = "created_at") -> datetime:

@@ -49,6 +49,9 @@ class OllamaEmbedder:
     def key(self) -> str:
         return f"ollama:{self.model}"
 
+    def close(self) -> None:
+        self._client.close()
+
     @property
     def where(self) -> str:
         parsed = urlparse(self.host if "://" in self.host else "http://" + self.host)
@@ -115,9 +118,9 @@ class OllamaEmbedder:
         return self._dim
 
     def status(self) -> EmbedderStatus:
-        probe = ollama.Client(host=self.host, timeout=PROBE_TIMEOUT_S)
         try:
-            models = probe.list().models
+            with ollama.Client(host=self.host, timeout=min(PROBE_TIMEOUT_S, self.timeout)) as probe:
+                models = probe.list().models
         except (httpx.TransportError, ConnectionError, OSError):
             return EmbedderStatus("ollama", self.model, False, f"keyword only — Ollama not reachable at {self.where}")
         except ollama.ResponseError as exc:
