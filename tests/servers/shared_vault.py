@@ -214,6 +214,7 @@ class StressReport:
     files: dict[str, str]  # id -> content, read from the vault's files
     index: dict[str, str]  # id -> content, from the index
     trashed: set[str]
+    problems: list[str]  # files the index could not read
 
     @property
     def expected(self) -> dict[str, str]:
@@ -291,7 +292,7 @@ def _wait_for(url: str, token: str, server: subprocess.Popen) -> None:
     raise RuntimeError("the HTTP server did not start within 60 s")
 
 
-def _final_state(vault: Path, config) -> tuple[dict[str, str], dict[str, str], set[str]]:
+def _final_state(vault: Path, config) -> tuple[dict[str, str], dict[str, str], set[str], list[str]]:
     """What the files say and what the index says, read independently."""
     with MemoryService.open(vault, embedder="none", config=config, sync=False) as svc:
         files = {}
@@ -300,4 +301,5 @@ def _final_state(vault: Path, config) -> tuple[dict[str, str], dict[str, str], s
             files[item.id] = item.content
         index = dict(svc.store.conn.execute("SELECT id, content FROM memories"))
         trashed = {t.id for t in svc.list_trash()}
-    return files, index, trashed
+        problems = [f"{p.path}: {p.reason}" for p in svc.problems()]
+    return files, index, trashed, problems

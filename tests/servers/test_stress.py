@@ -14,6 +14,7 @@ from servers.shared_vault import run_stress
 def test_servers_cli_and_app_share_one_vault(tmp_path, config):
     report = run_stress(tmp_path / "vault", config, http_ops=500, mcp_ops=500, app_ops=500, cli_ops=12)
     assert report.errors == []
+    assert report.problems == []  # no file was ever caught half-moved or duplicated
     assert report.ops >= 2000
     expected = report.expected
     assert len(expected) > 500

@@ -158,7 +158,8 @@ class MemoryService:
             )
         svc = cls(vault, store, chosen, config, settings)
         if rebuilt or sync:
-            svc.last_sync = indexing.sync(store, vault)
+            with svc.write_lock.hold():  # never read a half-done change of another process (a move, a delete)
+                svc.last_sync = indexing.sync(store, vault)
         return svc
 
     @staticmethod
