@@ -5,7 +5,7 @@ PY ?= .venv/bin/python
 
 help:
 	@echo "make package        one-folder build in dist/memory-curator/ and (Linux) a .tar.gz (several minutes)"
-	@echo "make package-model  the same with the offline embedding model (about 1.3 GB more)"
+	@echo "make package-model  the same with the offline embedding model (1.4 GiB instead of 447 MiB unpacked)"
 	@echo "make smoke          start the built program offscreen on a temp vault, search, report size and start-up"
 	@echo "make icons          render resources/icons/memory-curator.svg to PNG, .ico and .icns"
 	@echo "make screenshots    PNGs of the real window on the sample vault, offscreen, into docs/screenshots/"
