@@ -97,3 +97,11 @@ def test_refresh_scores_all_memories(svc):
     scores = access.scores(svc.store, svc.config)
     assert {s.memory_id for s in scores} == {it.id for it in items}
     assert all(svc.get(it.id, record_access=False).importance == pytest.approx(0.3) for it in items)
+
+
+def test_a_new_memory_starts_with_the_formula_and_tag_search_hides_retired_ones(svc):
+    item = svc.save("fresh note", keywords=["tag"])
+    assert svc.get(item.id, record_access=False).importance == pytest.approx(0.3)  # not the 0.5 placeholder
+    old = svc.save("old note", keywords=["tag"])
+    svc.supersede(old.id, item.id)
+    assert [it.id for it in svc.search_by_keywords(["tag"])] == [item.id]
