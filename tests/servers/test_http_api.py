@@ -95,3 +95,18 @@ def test_token_file_is_created_once(tmp_path):
     assert len(token) >= 32 and load_or_create_token(path) == token
     assert oct(path.stat().st_mode & 0o777) == "0o600"
     assert bearer_ok(f"Bearer {token}", token) and not bearer_ok(f"Bearer {token}x", token) and not bearer_ok(None, token)
+
+
+def test_typed_fields_are_stored_and_checked(api):
+    with api.client() as c:
+        r = c.post("/v1/memories", json={"content": "User attended team offsite in Lake Tahoe", "user_id": "u1",
+                                         "event_timestamp": "2025-06-15T09:00:00Z", "location": "Lake Tahoe, CA",
+                                         "participants": ["team", "manager"], "event_type": "work_event"})
+        assert r.status_code == 201, r.text
+        got = c.get(f"/v1/memories/{r.json()['memory_id']}").json()
+        assert got["location"] == "Lake Tahoe, CA" and got["participants"] == ["team", "manager"]
+        assert got["memory_types"] == ["episodic"] and got["event_timestamp"].startswith("2025-06-15T09:00")
+        bad = c.post("/v1/memories", json={"content": "x", "valence": 3})
+        assert bad.status_code == 400 and bad.json()["error_code"] == "VALIDATION_ERROR"
+        scope = c.post("/v1/memories", json={"content": "x", "scope": "Not A Scope!"})
+        assert scope.status_code == 400 and scope.json()["details"][0]["code"] == "INVALID_SCOPE"

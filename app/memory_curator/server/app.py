@@ -25,7 +25,7 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from memory_curator import __version__
-from memory_curator.core.errors import CuratorError, MemoryNotFoundError
+from memory_curator.core.errors import CuratorError, MemoryNotFoundError, ValidationError
 from memory_curator.core.service import MemoryService
 from memory_curator.server import openapi, operations
 from memory_curator.server.auth import bearer_ok
@@ -81,6 +81,9 @@ def build_app(worker: ServiceWorker, token: str, *, client: str = "http", poll: 
                 return await handler(request)
             except ApiError as exc:
                 return error_response(exc.code, str(exc), exc.details)
+            except ValidationError as exc:  # the engine's own checks: always a 400, the finer code in details
+                detail = {"field": exc.field, "code": exc.code, "message": str(exc)}
+                return error_response("VALIDATION_ERROR", str(exc), [detail])
             except CuratorError as exc:
                 return error_response(getattr(exc, "code", "INTERNAL_ERROR"), str(exc))
             except Exception:  # a bug of ours: logged with its traceback, the server keeps serving

@@ -37,6 +37,17 @@ class MemoryFields(BaseModel):
     scope: str | None = Field(None, max_length=100, description="e.g. global, project, session.")
     actors: list[str] = Field(default_factory=list, max_length=50, description="Who or what the memory is about.")
     expires_at: datetime | None = Field(None, description="After this time the memory can be cleared.")
+    # Typed memories (seed 004); the engine checks them again and refuses bad values with a finer code.
+    event_timestamp: datetime | None = Field(None, description="Episodic: when it happened.")
+    location: str | None = Field(None, max_length=500)
+    participants: list[str] | None = Field(None, max_length=100)
+    event_type: str | None = Field(None, max_length=500)
+    emotional_state: str | None = Field(None, max_length=500)
+    valence: float | None = Field(None, ge=-1.0, le=1.0)
+    arousal: float | None = Field(None, ge=0.0, le=1.0)
+    trigger_event: str | None = Field(None, max_length=500)
+    skill_name: str | None = Field(None, max_length=500, description="Procedural: the skill.")
+    proficiency_level: str | None = Field(None, max_length=500)
 
 
 class StoreRequest(MemoryFields):
@@ -114,6 +125,10 @@ def memory_dict(item: MemoryItem) -> dict[str, Any]:
     optional = {"scope": item.scope, "actors": list(item.actors) or None, "expires_at": when(item.expires_at),
                 "pinned": item.pinned or None, "superseded_by": item.superseded_by, "summary": item.summary}
     out.update({k: v for k, v in optional.items() if v is not None})
+    for key, value in item.typed.items():
+        out[key] = when(value) if isinstance(value, datetime) else value
+    if item.memory_types:
+        out["memory_types"] = list(item.memory_types)
     if item.provenance:
         p = Provenance.of(item)
         out["provenance"] = {"client": p.client, "session": p.session, "time": p.time}
