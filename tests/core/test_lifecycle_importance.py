@@ -58,6 +58,11 @@ def test_log_is_kept_for_the_window_only(svc):
     assert svc.get_score(item.id).recent_accesses == 1  # the old recall is outside the window
     svc.refresh_importance()
     assert svc.store.conn.execute("SELECT COUNT(*) FROM access_log").fetchone()[0] == 1
+    with svc.store.transaction():
+        svc.store.record_access([item.id], old, "get")
+        svc.store.set_meta(access.PRUNED_KEY, None)
+    svc.get(item.id)  # the first recall of a day prunes the log too
+    assert svc.store.conn.execute("SELECT COUNT(*) FROM access_log").fetchone()[0] == 2
 
 
 def test_manual_override_wins_and_lives_in_the_file(vault_dir, config):

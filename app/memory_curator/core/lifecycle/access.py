@@ -12,6 +12,7 @@ from memory_curator.core.model import utcnow
 from memory_curator.core.vault.codec import format_dt
 
 ACCESS_KINDS = ("get", "search", "batch_get")
+PRUNED_KEY = "access_log_pruned_on"
 
 
 def record(store: IndexStore, memory_ids: Sequence[str], kind: str, config: MemoryConfig,
@@ -22,6 +23,10 @@ def record(store: IndexStore, memory_ids: Sequence[str], kind: str, config: Memo
     now = now or utcnow()
     store.record_access(memory_ids, now, kind)
     refresh(store, config, memory_ids, now)
+    today = now.date().isoformat()
+    if store.get_meta(PRUNED_KEY) != today:  # the log stays bounded without a maintenance job
+        prune(store, config, now)
+        store.set_meta(PRUNED_KEY, today)
 
 
 def window_start(config: MemoryConfig, now: datetime) -> str:
