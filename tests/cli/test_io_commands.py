@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import json
 
-from pdf_samples import page_text, write_pdf
-
 from memory_curator.cli.main import main
+from pdf_samples import page_text, write_pdf
 
 
 def run(capsys, vault, *argv):

@@ -293,3 +293,13 @@ def test_config_limit_applies_to_text_files(tmp_path):
     with MemoryService.open(tmp_path / "v", embedder="none", config=small) as svc:
         f = only(svc.import_paths([tmp_path / "t.txt"]))
         assert f.status == "failed" and "too large" in f.error
+
+
+def test_files_inside_the_vault_are_not_imported_again(svc, vault_dir):
+    svc.save("already here", category="decisions")
+    (vault_dir / "context").mkdir(exist_ok=True)
+    (vault_dir / "context" / "by-hand.md").write_text("written by another program", encoding="utf-8")
+    svc.sync()
+    report = svc.import_paths([vault_dir])
+    assert report.memory_ids == [] and {f.status for f in report.files} == {"skipped"}
+    assert svc.count() == 2

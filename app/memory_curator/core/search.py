@@ -92,7 +92,18 @@ class _Candidate:
 
 
 def keyword_ranked(store: IndexStore, terms: Sequence[str], filters: Filters, n: int) -> list[tuple[int, float]]:
-    match = tokens.fts_match(list(terms))
+    """Memories matching the query words as typed (or as prefixes), best first. When they are fewer than
+    ``n``, memories matching the words' Finnish stems (``muisteja`` -> ``muist*``) follow them, so inflected
+    forms meet without reordering what matched as typed."""
+    ranked = _fts_ranked(store, tokens.fts_match(list(terms)), filters, n)
+    if len(ranked) < n:
+        seen = {pk for pk, _ in ranked}
+        more = _fts_ranked(store, tokens.stem_match(list(terms)), filters, n)
+        ranked += [(pk, r) for pk, r in more if pk not in seen][: n - len(ranked)]
+    return ranked
+
+
+def _fts_ranked(store: IndexStore, match: str | None, filters: Filters, n: int) -> list[tuple[int, float]]:
     if match is None:
         return []
     where, params = filters.sql()
@@ -152,6 +163,15 @@ def semantic_weight_for(query: str, embedder: Embedder | None, keyword_weight: f
     if share >= 0.5:
         return 0.0, f"semantic ranks ignored: {embedder.model} does not read this language"
     return base * (1.0 - 2 * share), f"semantic weight lowered: {embedder.model} reads English only"
+
+
+def unreadable_shares(items: dict[int, MemoryItem], embedder: Embedder | None) -> dict[int, float]:
+    """How far each memory's semantic rank is noise, 0..1: the CJK share of its embedded text for an
+    English-only model (doubled, as for queries: text half in CJK is read as noise)."""
+    if embedder is None or embedder.multilingual:
+        return {}
+    shares = {pk: min(1.0, 2 * tokens.cjk_share((it.summary or it.content)[:2000])) for pk, it in items.items()}
+    return {pk: u for pk, u in shares.items() if u > 0}
 
 
 def best_snippet(content: str, terms: Sequence[str], size: int = 120, overlap: int = 20) -> str:
@@ -231,9 +251,16 @@ def run(
     else:
         wk, ws, note = 0.0, 1.0, ""
     best_possible = (wk + ws) / (rrf_k + 1) or 1.0
+    items = store.get_by_pks(list(cands))
+    unreadable = unreadable_shares(items, embedder) if ws > 0 and wk > 0 else {}
     for c in cands.values():
         kc = wk / (rrf_k + c.keyword_rank) if c.keyword_rank else 0.0
         sc = ws / (rrf_k + c.semantic_rank) if c.semantic_rank else 0.0
+        u = unreadable.get(c.pk, 0.0)
+        if u:
+            # As far as its vector is noise to this model, its keyword rank stands in for the semantic one,
+            # so fusion neither buries it (noise rank) nor lifts it (noise luck) against readable memories.
+            sc = (1.0 - u) * sc + u * (ws / (rrf_k + c.keyword_rank) if c.keyword_rank else 0.0)
         c.fused = kc + sc
         c.extras = {"kc": kc, "sc": sc}
 
@@ -242,7 +269,6 @@ def run(
         cands.values(),
         key=lambda c: (-c.fused, c.semantic_rank or 10**9, c.keyword_rank or 10**9),
     )
-    items = store.get_by_pks([c.pk for c in ordered])
     if sort_by == "importance":
         ordered.sort(key=lambda c: (-items[c.pk].importance, -items[c.pk].salience, -c.fused))
     elif sort_by == "recency":

@@ -34,10 +34,10 @@ from memory_curator.core.history import GitHistory
 from memory_curator.core.inbox import SETTING as INBOX_SETTING
 from memory_curator.core.inbox import Inbox, lands_in_inbox, mark_pending
 from memory_curator.core.index import db
+from memory_curator.core.index.store import FROM_MEMORIES, MEMORY_COLUMNS, IndexStore, parse_dt
 from memory_curator.core.ingest import exports as ingest_exports
 from memory_curator.core.ingest import importer as ingest_importer
 from memory_curator.core.ingest.report import ImportReport
-from memory_curator.core.index.store import FROM_MEMORIES, MEMORY_COLUMNS, IndexStore, parse_dt
 from memory_curator.core.lifecycle import access, batches, consolidation, decay, dedup, grouping, supersede
 from memory_curator.core.lifecycle import fields as item_fields
 from memory_curator.core.lifecycle.importance import ImportanceScore
@@ -859,7 +859,8 @@ class MemoryService:
         target = validate_category(category) if category is not None else None
         return ingest_importer.import_paths(
             paths, save=self.save_batch, exists=lambda mid: self.store.file_info(mid) is not None,
-            category=target, max_text_bytes=self.config.max_content_bytes, progress=progress, cancel=cancel)
+            category=target, max_text_bytes=self.config.max_content_bytes, vault_root=self.vault.root,
+            progress=progress, cancel=cancel)
 
     def import_memories(self, source_path: str | Path, *, category: str | None = None) -> int:
         """The seed's API: import a file or folder; returns how many memories were created."""

@@ -68,8 +68,9 @@ def collect(paths: Iterable[str | os.PathLike]) -> list[tuple[Path, str | None]]
 
 
 def import_paths(paths: Sequence[str | os.PathLike], *, save: SaveFn, exists: ExistsFn, category: str | None,
-                 max_text_bytes: int, progress: ProgressFn | None = None,
+                 max_text_bytes: int, vault_root: Path | None = None, progress: ProgressFn | None = None,
                  cancel: CancelToken | None = None) -> ImportReport:
+    """Import every file of ``paths``; files inside ``vault_root`` are skipped (they are memories already)."""
     files = collect(paths)
     report = ImportReport()
     tracker = Tracker(len(files), progress, cancel)
@@ -86,6 +87,9 @@ def import_paths(paths: Sequence[str | os.PathLike], *, save: SaveFn, exists: Ex
             if kind is None:
                 result.status = SKIPPED
                 result.error = f"not a file type that can be imported ({path.suffix or 'no suffix'})"
+            elif vault_root is not None and path.is_relative_to(vault_root):
+                result.status = SKIPPED
+                result.error = "is inside this vault already"
             else:
                 _import_file(result, path, kind, save, exists, category, max_text_bytes, now, cancel)
             tracker.step(1, path.name)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 import unicodedata
 
-from memory_curator.core.text import japanese
+from memory_curator.core.text import finnish, japanese
 
 # Hiragana, katakana, CJK ideographs, halfwidth katakana, CJK punctuation.
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff66-\uff9f]+")
@@ -80,3 +80,11 @@ def fts_match(terms: list[str], *, prefix_min: int = 4) -> str | None:
         else:
             parts.append(_quote(t))
     return " OR ".join(parts) if parts else None
+
+
+def stem_match(terms: list[str]) -> str | None:
+    """Prefix matches on the Finnish stems of the terms that have one shorter than themselves (``muistin``
+    -> ``muist*`` finds ``muisti``, ``muistit``). None when no term has such a stem (most English queries)."""
+    stems = {finnish.stem(t) for t in terms if not has_cjk(t)}
+    stems = [st for st in stems if len(st) >= finnish.MIN_STEM and st not in terms]
+    return " OR ".join(_quote(st) + "*" for st in sorted(stems)) or None
