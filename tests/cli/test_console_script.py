@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -51,3 +53,28 @@ def test_output_into_a_reader_that_stops_early(run):
     proc.stderr.close()
     assert proc.wait(timeout=60) == 0
     assert first.startswith(b"id:") and err == ""
+
+
+@pytest.mark.model
+def test_ctrl_c_while_waiting_on_ollama_exits_130(vault_dir, ollama_server):
+    env = {**os.environ, "MEMORY_CURATOR_VAULT": str(vault_dir), "OLLAMA_HOST": ollama_server.url}
+    added = subprocess.run([str(SCRIPT), "--embedder", "none", "add", "Waiting to be embedded."], env=env,
+                           capture_output=True, text=True, timeout=60)
+    assert added.returncode == 0, added.stderr
+    ollama_server.delay_s = 60.0  # Ollama busy: the embed request hangs
+    proc = subprocess.Popen([str(SCRIPT), "--embedder", "ollama", "reindex"], env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 60
+        while ("POST", "/api/embed") not in ollama_server.requests and time.monotonic() < deadline:
+            time.sleep(0.05)  # until it is really waiting on Ollama
+        assert ("POST", "/api/embed") in ollama_server.requests, "the CLI never reached the server"
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=30)
+    finally:
+        proc.kill()
+    assert proc.returncode == 130 and err.strip().endswith("memory-curator: Interrupted.") and "Traceback" not in err
+    ollama_server.delay_s = 0.0
+    p = subprocess.run([str(SCRIPT), "--embedder", "none", "list", "--json"], env=env, capture_output=True, text=True,
+                       timeout=60)
+    assert p.returncode == 0 and len(json.loads(p.stdout)) == 1  # the vault is intact
