@@ -8,7 +8,7 @@ from dataclasses import replace
 
 import pytest
 
-from memory_curator.core.errors import DimensionMismatch, EmbedderUnavailable
+from memory_curator.core.errors import DimensionMismatch, EmbeddingError
 from memory_curator.core.service import MemoryService
 from memory_curator.core.vault.settings import VaultSettings
 
@@ -123,7 +123,7 @@ def _degrades_then_recovers(vault_dir, server, config, break_server, heal_server
         assert results[0].memory.id == dog.id
         assert any(warning in w for w in svc.last_warnings), svc.last_warnings
         assert svc.stats().unembedded_count == 1
-        with pytest.raises(EmbedderUnavailable):
+        with pytest.raises(EmbeddingError):
             svc.reindex_missing()
         heal_server()
         assert svc.reindex_missing() == 1
@@ -157,6 +157,17 @@ def test_missing_model_says_to_pull_it(vault_dir, ollama_server, ollama_config):
         ollama_server.models.add("nomic-embed-text:latest")
 
     _degrades_then_recovers(vault_dir, ollama_server, ollama_config, removed, pulled, "ollama pull nomic-embed-text")
+
+
+def test_ollama_failing_to_embed_degrades_with_its_reason(vault_dir, ollama_server, ollama_config):
+    def crash():
+        ollama_server.fail = (500, "llama runner process has terminated: signal: killed")
+
+    def restart():
+        ollama_server.fail = None
+
+    _degrades_then_recovers(vault_dir, ollama_server, ollama_config, crash, restart,
+                            "llama runner process has terminated")
 
 
 def test_embedder_status_names_the_pull_command(vault_dir, ollama_server, ollama_config):
