@@ -116,7 +116,7 @@ def main() -> int:
 
         bar = window.search_bar
         bar.mode.setCurrentIndex(bar.mode.findData("hybrid"))
-        bar.edit.setText("which database did we choose?")
+        bar.edit.setText("sqlite database for vectors")
         wait_until(lambda: window.results_model.rowCount() > 0)
         settle(window)
         window.results_view.setCurrentIndex(window.results_model.index(0, 0))

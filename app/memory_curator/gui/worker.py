@@ -123,7 +123,9 @@ def _open_service(executor: _Executor, ctx: _Context) -> MemoryService:
     engine = executor._engine
     spec = engine.spec
     try:
-        executor.service = MemoryService.open(spec["vault"], embedder=spec["embedder"], config=spec["config"])
+        # No sync here: the window shows the index at once and asks for a sync next (with progress).
+        executor.service = MemoryService.open(spec["vault"], embedder=spec["embedder"], config=spec["config"],
+                                              sync=False)
     finally:
         engine._writer_ready.set()
     executor.start_polling()

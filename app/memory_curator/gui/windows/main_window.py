@@ -173,8 +173,8 @@ class MainWindow(QMainWindow):
         self.list_model.reload(self._current_filter)
         self.refresh_browse()
         self.refresh_status()
-        self.refresh_health()
         self.inbox.set_engine(self.engine)
+        self.run_long("sync", "Reading changes made while the app was closed…")  # then refreshes everything
         self.vault_opened.emit(path)
 
     def _on_open_failed(self, exc: object) -> None:
@@ -268,7 +268,8 @@ class MainWindow(QMainWindow):
         self._update_selection_bar()
 
     def _on_list_loaded(self, total: int) -> None:
-        self.list_label.setText(f"{self._current_filter.label()}: {total}")
+        if self.current_view() is self.list_view:  # a refresh behind the search results keeps their label
+            self.list_label.setText(f"{self._current_filter.label()}: {total}")
         self._update_selection_bar()
 
     def run_search(self, q: SearchQuery) -> None:

@@ -1,0 +1,124 @@
+"""The desktop app's memory list on a large vault: time to first rows, page fetches deep in the list, sorting,
+and the main thread's longest stall while scrolling. Prints a table; asserts nothing.
+
+    .venv/bin/python bench/gui_list_scroll.py [--count 100000] [--vault /tmp/mc-bench-100k]
+
+The vault is written once (plain markdown files, then the index is built when the app opens it) and reused.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from pathlib import Path
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+os.environ.setdefault("OLLAMA_HOST", "http://127.0.0.1:9")
+
+from PySide6.QtCore import QEventLoop, QSettings, QTimer  # noqa: E402
+
+from memory_curator.core.service import MemoryService  # noqa: E402
+from memory_curator.gui.app import create_app  # noqa: E402
+from memory_curator.gui.models.memory_table import PAGE  # noqa: E402
+from memory_curator.gui.settings import AppSettings  # noqa: E402
+from memory_curator.gui.windows.main_window import MainWindow  # noqa: E402
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "gui"))
+from heartbeat import Heartbeat  # noqa: E402
+
+CATEGORIES = ("decisions", "summaries", "context", "notes")
+
+
+def write_vault(root: Path, count: int) -> None:
+    for c in CATEGORIES:
+        (root / c).mkdir(parents=True, exist_ok=True)
+    for i in range(count):
+        cat = CATEGORIES[i % len(CATEGORIES)]
+        (root / cat / f"2025-01-01_memory_{i:06d}.md").write_text(
+            f"---\ntitle: Memory {i:06d}\nsalience: {(i % 97) / 100:.2f}\nkeywords:\n- k{i % 50}\n---\n\n"
+            f"Memory number {i} about topic {i % 311} and project {i % 13}.\n", encoding="utf-8")
+
+
+def wait_until(condition, timeout_s: float = 600) -> float:
+    start = time.perf_counter()
+    loop = QEventLoop()
+    while not condition():
+        if time.perf_counter() - start > timeout_s:
+            raise TimeoutError
+        QTimer.singleShot(5, loop.quit)
+        loop.exec()
+    return time.perf_counter() - start
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--count", type=int, default=100_000)
+    parser.add_argument("--vault", type=Path, default=None)
+    args = parser.parse_args()
+    vault = args.vault or Path(f"/tmp/mc-bench-{args.count}")
+    rows: list[tuple[str, str]] = []
+    if not vault.exists():
+        t = time.perf_counter()
+        write_vault(vault, args.count)
+        rows.append(("write markdown files", f"{time.perf_counter() - t:.1f} s"))
+        t = time.perf_counter()
+        MemoryService.open(vault, embedder="none").close()  # builds the index from the files
+        rows.append(("build the index", f"{time.perf_counter() - t:.1f} s"))
+
+    app = create_app([sys.argv[0]])
+    window = MainWindow(AppSettings(QSettings(str(vault) + ".ini", QSettings.Format.IniFormat)))
+    window.resize(1280, 800)
+    t = time.perf_counter()
+    window.open_vault(vault, embedder="none")
+    window.show()
+    model, view = window.list_model, window.list_view
+    wait_until(lambda: model.rowCount() > 0)
+    rows.append(("open vault to first rows", f"{(time.perf_counter() - t) * 1000:.0f} ms"))
+    rows.append(("memories in the vault", f"{model._total}"))
+
+    beat = Heartbeat(interval_ms=5)
+    beat.start()
+    fetch_times = []
+    pages = 25
+    t = time.perf_counter()
+    for _ in range(pages):
+        before = model.rowCount()
+        start = time.perf_counter()
+        view.scrollToBottom()
+        wait_until(lambda b=before: model.rowCount() > b or (not model._loading and not model.canFetchMore()))
+        fetch_times.append((time.perf_counter() - start) * 1000)
+        for _ in range(10):  # scroll within the page like a user does
+            view.verticalScrollBar().setValue(view.verticalScrollBar().value() - 200)
+            app.processEvents()
+    beat.stop()
+    fetch_times.sort()
+    rows.append((f"page fetch ({PAGE} rows), median / worst of {pages}",
+                 f"{fetch_times[len(fetch_times) // 2]:.0f} / {fetch_times[-1]:.0f} ms"))
+    rows.append(("main thread longest stall while scrolling", f"{beat.longest_ms:.0f} ms"))
+
+    deep = window.engine.call("list_memories", limit=PAGE, offset=max(0, model._total - PAGE), read=True)
+    got: list = []
+    deep.done.connect(got.append)
+    rows.append((f"page at offset {max(0, model._total - PAGE)}", f"{wait_until(lambda: bool(got)) * 1000:.0f} ms"))
+
+    for column, name in ((0, "title"), (2, "salience")):
+        loaded: list = []
+        model.loaded.connect(loaded.append)
+        start = time.perf_counter()
+        view.sortByColumn(column, view.horizontalHeader().sortIndicatorOrder())
+        wait_until(lambda got_rows=loaded: bool(got_rows))
+        rows.append((f"sort by {name} (first page)", f"{(time.perf_counter() - start) * 1000:.0f} ms"))
+        model.loaded.disconnect(loaded.append)
+
+    window.close()
+    width = max(len(k) for k, _ in rows)
+    print(f"\nMemory list on a {args.count}-memory vault ({vault})")
+    for k, v in rows:
+        print(f"  {k:<{width}}  {v}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
