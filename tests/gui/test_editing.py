@@ -74,3 +74,15 @@ def test_vault_health_lists_problems_and_repairs(harness, vault_dir, seeded):
     harness.idle()
     harness.qtbot.waitUntil(lambda: w.health.unreadable.count() == 0)
     assert w.list_model.rowCount() == len(seeded) + 1
+
+
+def test_closing_with_unsaved_changes_asks(harness, vault_dir, seeded):
+    w = harness.open(vault_dir)
+    select_title(harness, "Deploy rule")
+    w.editor.source.setPlainText("almost lost")
+    answer_next_box(QMessageBox.StandardButton.Cancel)
+    assert not w.close()
+    assert w.isVisible() and w.editor.dirty
+    answer_next_box(QMessageBox.StandardButton.Discard)
+    assert w.close()
+    assert "almost lost" not in file_text(vault_dir, w.editor.item.id)
