@@ -65,3 +65,18 @@ def test_delete_moves_to_trash_and_undo_restores(harness, vault_dir, seeded):
                                Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier)
     harness.idle()
     assert w.list_model.row_of(item.id) == -1
+
+
+def test_pin_a_selection_from_the_memory_menu(harness, vault_dir, seeded):
+    w = harness.open(vault_dir)
+    a = select_title(harness, "Vector store")
+    b = select_title(harness, "Deploy rule", extend=True)
+    with harness.qtbot.waitSignal(w.changed):
+        harness.qtbot.keyClick(w.list_view, Qt.Key.Key_P, Qt.KeyboardModifier.ControlModifier)
+    for item in (a, b):
+        assert "pinned: true" in file_text(vault_dir, item.id)
+        assert w.list_model.index(w.list_model.row_of(item.id), 0).data(Qt.ItemDataRole.FontRole).bold()
+    with harness.qtbot.waitSignal(w.changed):
+        harness.qtbot.keyClick(w.list_view, Qt.Key.Key_P,
+                               Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier)
+    assert "pinned: true" not in file_text(vault_dir, a.id)

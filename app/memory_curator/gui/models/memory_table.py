@@ -9,12 +9,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt, Signal
+from PySide6.QtGui import QFont
 
 from memory_curator.core.model import MemoryItem
 from memory_curator.gui.models.roles import IdRole, ItemRole
 from memory_curator.gui.worker import Engine
 
 _ROOT = QModelIndex()  # the invisible root: the default parent of a table's rows
+
 
 PAGE = 400
 COLUMNS = ("Title", "Category", "Salience", "Updated", "Accessed", "Embedded")
@@ -148,7 +150,12 @@ class MemoryTableModel(QAbstractTableModel):
             return (item.title, item.category, f"{item.salience:.2f}", _fmt_date(item), str(item.access_count),
                     "yes" if item.embedded else "no")[col]
         if role == Qt.ItemDataRole.ToolTipRole and col == 0:
-            return f"{item.title}\n{', '.join(item.keywords)}" if item.keywords else item.title
+            pinned = "\nPinned: never decays" if item.pinned else ""
+            return f"{item.title}\n{', '.join(item.keywords)}{pinned}" if item.keywords else item.title + pinned
+        if role == Qt.ItemDataRole.FontRole and col == 0 and item.pinned:
+            font = QFont()  # pinned memories stand out in the list
+            font.setBold(True)
+            return font
         if role == Qt.ItemDataRole.TextAlignmentRole and col in (2, 4):
             return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         if role == ItemRole:

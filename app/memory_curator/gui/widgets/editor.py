@@ -121,7 +121,8 @@ class MemoryEditor(QWidget):
             return "New memory: not saved yet"
         when = item.updated_at.astimezone().strftime("%Y-%m-%d %H:%M")
         embedded = "embedded" if item.embedded else "not embedded yet"
-        return f"Updated {when} · recalled {item.access_count}× · {embedded}"
+        pinned = " · pinned" if item.pinned else ""
+        return f"Updated {when} · recalled {item.access_count}× · {embedded}{pinned}"
 
     def values(self) -> dict:
         return {

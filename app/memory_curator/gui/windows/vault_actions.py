@@ -32,6 +32,10 @@ class VaultActions:
         self._add(menu, "&Quit", QKeySequence.StandardKey.Quit, self.w.close)
 
     def populate_memory_menu(self, menu: QMenu) -> None:
+        self._add(menu, "&Pin selected (never decays)", "Ctrl+P", lambda: self.set_pinned(True))
+        self._add(menu, "U&npin selected", "Ctrl+Shift+P", lambda: self.set_pinned(False))
+        self._add(menu, "Apply salience &decay now", None, self.apply_decay)
+        menu.addSeparator()
         self._add(menu, "&Consolidate selected…", None, self.consolidate_selected)
         self._add(menu, "Suggest &groups to consolidate…", None, self.suggest_groups)
         menu.addSeparator()
@@ -113,6 +117,17 @@ class VaultActions:
         dialog.suggest(self.w._current_filter.category)
         dialog.show()
         return dialog
+
+    def set_pinned(self, pinned: bool) -> None:
+        ids = [it.id for it in self.w.selected_items() if it.pinned != pinned]
+        if ids:
+            method = "pin" if pinned else "unpin"
+            self.w.track(self.w.engine.run(lambda svc: [getattr(svc, method)(i) for i in ids]), "edit")
+
+    def apply_decay(self) -> None:
+        req = self.w.engine.call("decay_salience")
+        req.done.connect(lambda n: self.w.status.showMessage(f"Decay lowered the salience of {n} memories.", 8000))
+        self.w.track(req, "create")  # a full refresh: many rows may change
 
     def empty_trash(self) -> None:
         answer = QMessageBox.question(self.w, "Empty trash", "Delete the memories in the trash for good? "
