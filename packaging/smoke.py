@@ -3,9 +3,10 @@
 1. ``--version`` matches ``memory_curator.__version__``;
 2. the CLI adds an English and a Japanese memory to a temp vault and finds the Japanese one by keyword
    (so SQLite + sqlite-vec and the Sudachi dictionary work inside the build);
-3. the MCP server (stdio) answers initialize and lists its tools (so the MCP SDK is in the build);
-4. in a build with the offline model, the CLI embeds with it and finds a memory by meaning;
-5. the desktop app starts offscreen on that vault (QT_QPA_PLATFORM=offscreen), opens its main window, runs a
+3. the CLI imports a PDF and a markdown file, and the PDF's text is found (pypdf in the build);
+4. the MCP server (stdio) answers initialize and lists its tools (so the MCP SDK is in the build);
+5. in a build with the offline model, the CLI embeds with it and finds a memory by meaning;
+6. the desktop app starts offscreen on that vault (QT_QPA_PLATFORM=offscreen), opens its main window, runs a
    keyword search through its worker thread and exits 0 (gui/smoke.py, MEMORY_CURATOR_SMOKE_TEST).
 
 Prints the artifact sizes and the start-up time (launch to main window shown), cold and warm.
@@ -45,6 +46,43 @@ def run_cli(program: Path, env: dict[str, str], *args: str) -> str:
     if result.returncode != 0:
         raise SmokeFailure(f"`memory-curator {' '.join(args)}` exited {result.returncode}:\n{result.stderr}")
     return result.stdout
+
+
+def minimal_pdf(text: str) -> bytes:
+    """A one-page PDF with ``text`` in Helvetica: the smallest real input for the PDF importer."""
+    stream = b"BT /F1 12 Tf 72 720 Td (" + text.encode("latin-1") + b") Tj ET"
+    objects = [
+        b"<< /Type /Catalog /Pages 2 0 R >>",
+        b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+        b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 5 0 R >> >> "
+        b"/Contents 4 0 R >>",
+        b"<< /Length %d >>\nstream\n" % len(stream) + stream + b"\nendstream",
+        b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
+    ]
+    out, offsets = bytearray(b"%PDF-1.4\n"), []
+    for number, body in enumerate(objects, 1):
+        offsets.append(len(out))
+        out += b"%d 0 obj\n" % number + body + b"\nendobj\n"
+    xref = len(out)
+    out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1)
+    out += b"".join(b"%010d 00000 n \n" % offset for offset in offsets)
+    out += b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (len(objects) + 1, xref)
+    return bytes(out)
+
+
+def import_files(program: Path, env: dict[str, str], vault: Path, folder: Path) -> int:
+    """Import a PDF and a markdown file with the built CLI; the PDF's words must be searchable after."""
+    pdf, note = folder / "runbook.pdf", folder / "deploy.md"
+    pdf.write_bytes(minimal_pdf("Restart the indexer with a rebuild after a crash."))
+    note.write_text("# Deploy rule\n\nNever deploy on **Fridays**.\n", encoding="utf-8")
+    base = ["--vault", str(vault), "--embedder", "none"]
+    report = json.loads(run_cli(program, env, *base, "import", str(pdf), str(note), "--json"))
+    if report.get("imported_files") != 2:
+        raise SmokeFailure(f"the CLI did not import both files: {report}")
+    hits = json.loads(run_cli(program, env, *base, "search", "indexer", "--mode", "keyword", "--json"))
+    if not hits["results"]:
+        raise SmokeFailure("the imported PDF's text is not found by keyword search")
+    return report["imported_files"]
 
 
 MCP_HANDSHAKE = [
@@ -138,6 +176,7 @@ def main(argv: list[str] | None = None) -> int:
         if not any("検索の方針" in json.dumps(r, ensure_ascii=False) for r in results):
             raise SmokeFailure(f"the Japanese keyword search found nothing: {hits}")
 
+        imported = import_files(program, env, vault, Path(tmp))
         tools = mcp_tools(program, env, vault)
         if "memory_search" not in tools:
             raise SmokeFailure(f"the MCP server lists no memory_search tool: {tools}")
@@ -161,6 +200,7 @@ def main(argv: list[str] | None = None) -> int:
         ("app keyword search", f"{count} result(s) for 'sqlite'"),
         ("offline model", "not in this build" if model_s is None else
          f"bundled; embed + semantic search (two runs, model loaded in each) {model_s:.1f} s"),
+        ("CLI import", f"{imported} files (PDF, markdown), PDF text found by keyword"),
         ("MCP server (stdio)", f"{len(tools)} tools: {', '.join(tools)}"),
     ]
     width = max(len(k) for k, _ in rows)
