@@ -10,7 +10,7 @@ from PySide6.QtGui import QStandardItem, QStandardItemModel
 from memory_curator.gui.models.memory_table import ListFilter
 from memory_curator.gui.models.roles import FilterRole
 
-MAX_KEYWORDS = 300  # the tag list stays readable; rarer tags are still searchable
+MAX_KEYWORDS = 300  # the tag and session lists stay readable; the rest are still searchable
 
 
 @dataclass(frozen=True)
@@ -49,7 +49,7 @@ class BrowseModel(QStandardItemModel):
         root.appendRow(_node(f"All memories ({counts.total})", ListFilter()))
         groups = (
             ("Categories", counts.categories, lambda v: ListFilter(category=v)),
-            ("Sessions", counts.sessions, lambda v: ListFilter(session_id=v)),
+            ("Sessions", dict(list(counts.sessions.items())[-MAX_KEYWORDS:]), lambda v: ListFilter(session_id=v)),
             ("Keywords", dict(list(counts.keywords.items())[:MAX_KEYWORDS]), lambda v: ListFilter(keyword=v)),
         )
         for title, values, make in groups:

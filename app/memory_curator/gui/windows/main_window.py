@@ -71,7 +71,7 @@ class MainWindow(QMainWindow):
         self.browse = QTreeView(headerHidden=True)
         self.browse.setObjectName("browseTree")
         self.browse.setModel(self.browse_model)
-        self.browse.expandAll()
+        self._expanded_groups = {"Categories"}  # sessions and keywords can run to hundreds: folded at first
         self.browse.selectionModel().currentChanged.connect(self._browse_selected)
 
         # Center: search bar, list or results, selection bar
@@ -190,8 +190,13 @@ class MainWindow(QMainWindow):
     def _on_browse_counts(self, counts) -> None:
         self._switching = True
         try:
-            self.browse_model.populate(counts)
-            self.browse.expandAll()
+            model = self.browse_model
+            self._expanded_groups = {model.index(r, 0).data().split(" (")[0] for r in range(model.rowCount())
+                                     if self.browse.isExpanded(model.index(r, 0))} or self._expanded_groups
+            model.populate(counts)
+            for r in range(model.rowCount()):
+                if model.index(r, 0).data() in self._expanded_groups:
+                    self.browse.expand(model.index(r, 0))
             index = self.browse_model.find(self._current_filter)
             if index is not None:
                 self.browse.setCurrentIndex(index)
