@@ -3,13 +3,17 @@ About box: both on the real main window, offscreen."""
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+
 from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QApplication, QMessageBox
 
 from memory_curator import __version__
 from memory_curator.gui.about import app_icon, build_about_box
 from memory_curator.gui.app import create_app
-from memory_curator.gui.smoke import SmokeCheck
+from memory_curator.gui.smoke import SMOKE_ENV, SmokeCheck
 from memory_curator.gui.windows.main_window import MainWindow
 
 
@@ -59,3 +63,14 @@ def test_help_about_opens_the_about_box_with_the_version(harness, seeded, vault_
     QTimer.singleShot(0, read_and_close)
     window.about_action.trigger()  # modal: returns once the box is closed
     assert seen and f"Memory Curator {__version__}" in seen[0]
+
+
+def test_the_app_run_as_a_program_honours_the_smoke_variable(seeded, vault_dir, tmp_path):
+    """The path a built program takes: `python -m memory_curator --vault V`, offscreen, in its own process."""
+    env = {**os.environ, SMOKE_ENV: "sqlite", "QT_QPA_PLATFORM": "offscreen", "HOME": str(tmp_path),
+           "XDG_CONFIG_HOME": str(tmp_path / "config"), "OLLAMA_HOST": "http://127.0.0.1:9"}
+    result = subprocess.run([sys.executable, "-m", "memory_curator", "--vault", str(vault_dir)], env=env,
+                            capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert "smoke: window shown" in result.stdout
+    assert "smoke: keyword search 'sqlite': 2 results" in result.stdout
