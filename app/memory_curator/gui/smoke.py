@@ -27,8 +27,8 @@ class SmokeCheck(QObject):
         self._query = query
         self._finish = finish
         self.exit_code: int | None = None
-        QTimer.singleShot(0, self._search)
-        QTimer.singleShot(TIMEOUT_MS, lambda: self._report(2, f"no answer within {TIMEOUT_MS // 1000} s"))
+        QTimer.singleShot(0, self, self._search)  # with self as context: no call once the window is gone
+        QTimer.singleShot(TIMEOUT_MS, self, lambda: self._report(2, f"no answer within {TIMEOUT_MS // 1000} s"))
 
     def _search(self) -> None:
         print(f"smoke: window shown ({self._window.windowTitle()})", flush=True)
