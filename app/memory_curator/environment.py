@@ -25,9 +25,7 @@ def default_vault_dir() -> Path:
 def config_from_env(base: MemoryConfig | None = None) -> MemoryConfig:
     config = base or MemoryConfig()
     host = os.environ.get("OLLAMA_HOST")
-    if host:
-        if "://" not in host:
-            host = "http://" + host
+    if host:  # as Ollama reads it: "127.0.0.1" means port 11434 (the engine normalises it)
         config = replace(config, ollama_host=host)
     model = os.environ.get("MEMORY_CURATOR_OLLAMA_MODEL")
     if model:

@@ -7,7 +7,7 @@ import math
 import ollama
 import pytest
 
-from memory_curator.core.embed.ollama import OllamaEmbedder
+from memory_curator.core.embed.ollama import OllamaEmbedder, normalize_host
 from memory_curator.core.errors import EmbedderUnavailable, EmbeddingError
 
 pytestmark = pytest.mark.model
@@ -99,3 +99,23 @@ def test_server_error_is_an_embedding_error_with_the_servers_reason(ollama_serve
     with pytest.raises(EmbeddingError, match="llama runner process has terminated") as err:
         emb.embed_documents(["x"])
     assert not isinstance(err.value, EmbedderUnavailable)
+
+
+@pytest.mark.parametrize("given, url", [
+    ("127.0.0.1", "http://127.0.0.1:11434"),
+    ("0.0.0.0:11434", "http://0.0.0.0:11434"),
+    ("localhost:9999/", "http://localhost:9999"),
+    ("[::1]", "http://[::1]:11434"),
+    ("http://example.com", "http://example.com"),
+    ("https://example.com:8443", "https://example.com:8443"),
+    ("", "http://127.0.0.1:11434"),
+])  # fmt: skip
+def test_hosts_are_read_as_ollama_reads_them(given, url):
+    assert normalize_host(given) == url
+
+
+def test_a_host_without_port_reaches_the_server_on_its_port(ollama_server, embedder):
+    # OLLAMA_HOST as users write it: no scheme. (A bare "127.0.0.1" would mean port 11434.)
+    emb = embedder("nomic-embed-text")
+    assert OllamaEmbedder("nomic-embed-text", f"127.0.0.1:{ollama_server.port}").status().available
+    assert emb.where == f"127.0.0.1:{ollama_server.port}"

@@ -13,6 +13,7 @@ from memory_curator.core.errors import DimensionMismatch, EmbedderUnavailable, E
 from memory_curator.core.model import EmbedderStatus
 
 PROBE_TIMEOUT_S = 2.0
+DEFAULT_PORT = 11434
 
 
 def _prefixes(model: str) -> tuple[str, str]:
@@ -20,6 +21,18 @@ def _prefixes(model: str) -> tuple[str, str]:
     if model.startswith("nomic-embed-text"):
         return "search_document: ", "search_query: "
     return "", ""
+
+
+def normalize_host(host: str) -> str:
+    """A full URL read the way Ollama reads ``OLLAMA_HOST``: without a scheme, http and port 11434
+    ("127.0.0.1", "0.0.0.0:11434"); with one, the scheme's port unless given."""
+    host = (host or "").strip().rstrip("/") or "127.0.0.1"
+    if "://" not in host:
+        host = "http://" + host
+        parsed = urlparse(host)
+        if parsed.port is None:
+            host = f"{parsed.scheme}://{parsed.netloc}:{DEFAULT_PORT}{parsed.path}"
+    return host
 
 
 def _same_model(name: str, wanted: str) -> bool:
@@ -37,7 +50,7 @@ class OllamaEmbedder:
     def __init__(self, model: str = "nomic-embed-text", host: str = "http://localhost:11434", timeout: float = 30.0,
                  batch_size: int = 32):
         self.model = model
-        self.host = host.rstrip("/")
+        self.host = normalize_host(host)
         self.timeout = timeout
         self.batch_size = batch_size
         self.multilingual = is_multilingual(model)
@@ -54,8 +67,7 @@ class OllamaEmbedder:
 
     @property
     def where(self) -> str:
-        parsed = urlparse(self.host if "://" in self.host else "http://" + self.host)
-        return parsed.netloc or self.host
+        return urlparse(self.host).netloc or self.host
 
     def _unreachable(self, exc: Exception) -> EmbedderUnavailable:
         return EmbedderUnavailable(
