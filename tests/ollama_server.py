@@ -30,6 +30,7 @@ class OllamaServer:
         self.delay_s = 0.0  # every answer waits this long (a slow or overloaded server)
         self.dim: int | None = None  # cut vectors to this many dimensions (a model that changed under us)
         self.fail: tuple[int, str] | None = None  # /api/embed answers (status, error), e.g. a crashed runner
+        self.fail_after: int | None = None  # with ``fail``: this many /api/embed requests succeed first
         self.embed_inputs: list[list[str]] = []  # one entry per /api/embed request, the texts as received
         self.requests: list[tuple[str, str]] = []  # (method, path) of every request
         self.port = 0
@@ -103,7 +104,7 @@ class OllamaServer:
             return 400, {"error": "model is required"}
         if full_name(model) not in self.models:
             return 404, {"error": f'model "{model}" not found, try pulling it first'}
-        if self.fail is not None:
+        if self.fail is not None and (self.fail_after is None or len(self.embed_inputs) >= self.fail_after):
             return self.fail[0], {"error": self.fail[1]}
         texts = body.get("input", "")
         texts = [texts] if isinstance(texts, str) else list(texts)

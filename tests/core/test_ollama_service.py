@@ -170,6 +170,20 @@ def test_ollama_failing_to_embed_degrades_with_its_reason(vault_dir, ollama_serv
                             "llama runner process has terminated")
 
 
+def test_ollama_failing_in_the_middle_of_a_batch_keeps_what_was_embedded(vault_dir, ollama_server, ollama_config):
+    config = replace(ollama_config, embed_batch_size=4)
+    with MemoryService.open(vault_dir, embedder="ollama", config=config) as svc:
+        svc.save("warm up: creates the vector table")
+        ollama_server.reset_log()
+        ollama_server.fail, ollama_server.fail_after = (500, "llama runner process has terminated"), 2
+        saved = svc.save_batch([{"content": f"Fact number {i} about topic {i}."} for i in range(10)])
+        assert len(saved) == 10 and svc.count() == 11  # every memory is written and indexed
+        assert [it.embedded for it in saved] == [True] * 8 + [False] * 2  # two provider batches made it
+        assert len(list(svc.vault.root.glob("context/*.md"))) == 11
+        ollama_server.fail = None
+        assert svc.reindex_missing() == 2 and svc.stats().unembedded_count == 0
+
+
 def test_embedder_status_names_the_pull_command(vault_dir, ollama_server, ollama_config):
     ollama_server.models.clear()
     with MemoryService.open(vault_dir, embedder="ollama", config=ollama_config) as svc:
