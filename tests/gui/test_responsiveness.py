@@ -5,11 +5,13 @@ time depends on the machine. What is asserted: both operations finish and the he
 
 from __future__ import annotations
 
+import pytest
 from heartbeat import Heartbeat
 
 FILES = 1000
 
 
+@pytest.mark.slow
 def test_import_1000_files_and_search_while_the_ui_beats(harness, vault_dir, seeded, tmp_path, capsys):
     folder = tmp_path / "notes"
     folder.mkdir()
