@@ -1,0 +1,81 @@
+"""Engine benchmarks on one synthetic vault: rebuild, keyword / semantic / hybrid search, save.
+
+The hybrid figure is measured in the same run as a plain numpy float scan of the same vectors (matrix-vector
+product and top-k), the floor any exact search has to pay; their ratio is what to watch across machines.
+"""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+from synthetic import Corpus, PrecomputedEmbedder, make_corpus, write_vault_files
+from timing import percentile, row, time_each
+
+from memory_curator.core.config import MemoryConfig
+from memory_curator.core.service import MemoryService
+
+CONFIG = MemoryConfig(ollama_host="http://127.0.0.1:9")
+
+
+def numpy_scan(vectors: np.ndarray, query: np.ndarray, k: int = 10) -> np.ndarray:
+    scores = vectors @ query
+    top = np.argpartition(-scores, k)[:k]
+    return top[np.argsort(-scores[top])]
+
+
+def run(n: int, dim: int, n_queries: int, workdir: Path | None = None) -> list[dict[str, str]]:
+    rows: list[dict[str, str]] = []
+    t = time.perf_counter()
+    corpus: Corpus = make_corpus(n, dim, n_queries)
+    print(f"[setup] corpus of {n} x {dim} in {time.perf_counter() - t:.1f} s", flush=True)
+    tmp = Path(tempfile.mkdtemp(prefix="mc-bench-", dir=workdir))
+    try:
+        root = tmp / "vault"
+        t = time.perf_counter()
+        write_vault_files(root, corpus)
+        print(f"[setup] wrote {n} files in {time.perf_counter() - t:.1f} s", flush=True)
+
+        svc = MemoryService.open(root, embedder="none", config=CONFIG, sync=False)
+        t = time.perf_counter()
+        report = svc.rebuild_index(embed=False)
+        secs = time.perf_counter() - t
+        assert report.added == n, report
+        rows.append({"benchmark": f"rebuild {n} files (no embedding)", "n": "1", "p50 ms": f"{secs * 1000:.0f}",
+                     "p95 ms": "", "target": "<= 20 s at 100k", "note": f"{n / secs:,.0f} files/s"})
+        svc.close()
+
+        emb = PrecomputedEmbedder(corpus)
+        svc = MemoryService.open(root, embedder=emb, config=CONFIG, sync=False)
+        t = time.perf_counter()
+        svc.reindex_missing()
+        print(f"[setup] stored {n} vectors in {time.perf_counter() - t:.1f} s", flush=True)
+        svc.search(corpus.queries[0], limit=10, mode="hybrid")  # loads the in-memory sign bits once
+
+        qs = corpus.queries
+        kw = time_each(lambda q: svc.search(q, limit=10, mode="keyword"), qs)
+        rows.append(row(f"keyword search, {n} memories", kw, "p50 <= 5 ms"))
+        sem = time_each(lambda q: svc.search(q, limit=10, mode="semantic"), qs)
+        rows.append(row(f"semantic search, {n} x {dim}", sem))
+        hyb = time_each(lambda q: svc.search(q, limit=10, mode="hybrid"), qs)
+        scan = time_each(lambda v: numpy_scan(corpus.vectors, v), corpus.query_vectors)
+        ratio = percentile(hyb, 50) / percentile(scan, 50)
+        rows.append(row(f"hybrid search, {n} x {dim}", hyb, "p50 <= 15, p95 <= 30",
+                        f"{ratio:.2f} x numpy scan (target <= 1.0)"))
+        rows.append(row(f"numpy float scan, {n} x {dim}", scan, "", "reference"))
+        hits = sum(1 for q, tgt in zip(qs, corpus.query_targets, strict=True)
+                   if any(r.memory.title == corpus.titles[tgt] for r in svc.search(q, limit=10, mode="hybrid")))
+        rows[-2]["note"] += f"; source memory in top 10: {hits / len(qs):.0%}"
+
+        svc.close()
+        svc = MemoryService.open(root, embedder="none", config=CONFIG, sync=False)
+        texts = [f"bench save {i}: " + corpus.contents[i % n][:300] for i in range(200)]
+        saves = time_each(lambda s: svc.save(s, category="context", keywords=["bench"]), texts)
+        rows.append(row(f"save without embedding, {n} memories", saves, "p50 <= 5 ms"))
+        svc.close()
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    return rows
