@@ -129,22 +129,32 @@ class Vault:
     # -- listing --------------------------------------------------------------------------------------
 
     def scan(self) -> Iterator[FileStat]:
-        """Every memory file: ``*.md`` below the root, skipping hidden folders (trash, state, .git, .obsidian)."""
-        root = str(self.root)
-        for dirpath, dirnames, filenames in os.walk(root):
-            dirnames[:] = [d for d in dirnames if not d.startswith(".")]
-            if dirpath == root:
-                continue  # files at the top (README.md...) are not memories
-            for name in filenames:
-                if not name.endswith(".md") or name.startswith("."):
-                    continue
-                full = os.path.join(dirpath, name)
-                try:
-                    st = os.stat(full)
-                except OSError:
-                    continue
-                rel = os.path.relpath(full, root).replace(os.sep, "/")
-                yield FileStat(rel, st.st_mtime_ns, st.st_size)
+        """Every memory file: ``*.md`` below the root, skipping hidden folders (trash, state, .git, .obsidian).
+
+        Polled every few seconds by every process sharing the vault, so it builds relative paths by hand
+        (os.path.relpath was two thirds of its cost) and stats through ``scandir`` entries."""
+        stack = [("", str(self.root))]
+        while stack:
+            prefix, folder = stack.pop()
+            try:
+                entries = os.scandir(folder)
+            except OSError:
+                continue
+            with entries:
+                for entry in entries:
+                    name = entry.name
+                    if name.startswith("."):
+                        continue
+                    try:
+                        if entry.is_dir(follow_symlinks=False):
+                            stack.append((f"{prefix}{name}/", entry.path))
+                            continue
+                        if not prefix or not name.endswith(".md"):
+                            continue  # files at the top (README.md...) are not memories
+                        st = entry.stat()
+                    except OSError:
+                        continue
+                    yield FileStat(prefix + name, st.st_mtime_ns, st.st_size)
 
     def stat(self, rel: str) -> FileStat | None:
         try:
