@@ -26,6 +26,7 @@ def test_ollama_up_down_and_back(cli, ollama_env):
     ollama_env.stop()
     r = cli("add", "The quarterly budget review is on Friday", embedder="auto")  # the vault remembers Ollama
     assert r.code == 0 and "(not embedded)" in r.out and "run `memory-curator reindex` later" in r.err
+    assert "Ollama not reachable at 127.0.0.1:" in r.err
     r = cli("search", "budget", embedder="auto")
     assert r.code == 0 and "Ollama is not reachable" in r.err and "budget" in r.out.lower()
     assert "keyword only — Ollama not reachable" in cli("stats", embedder="auto").out
@@ -40,7 +41,8 @@ def test_ollama_up_down_and_back(cli, ollama_env):
 
 def test_missing_model_tells_the_user_to_pull_it(cli, ollama_env):
     ollama_env.models.clear()
-    assert cli("add", DOG, embedder="ollama").code == 0
+    r = cli("add", DOG, embedder="ollama")
+    assert r.code == 0 and "saved without embedding (keyword only — run `ollama pull nomic-embed-text`)" in r.err
     r = cli("stats", embedder="ollama")
     assert "run `ollama pull nomic-embed-text`" in r.out
     r = cli("reindex", "--json", embedder="ollama")

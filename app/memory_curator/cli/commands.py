@@ -56,7 +56,8 @@ def cmd_add(args, vault, config):
         else:
             print(output.item_line(item))
             if not item.embedded and svc.embedder is not None:
-                output.warn("saved without embedding (embedder unavailable); run `memory-curator reindex` later")
+                why = svc.embedder_status().detail  # says what to do: start Ollama, pull the model...
+                output.warn(f"saved without embedding ({why}); run `memory-curator reindex` later")
 
 
 def _id_arg(p: argparse.ArgumentParser) -> None:
