@@ -80,3 +80,30 @@ def test_update_batch_from_a_file(cli, added, tmp_path):
     assert r.code == 1  # rollback mode: not found stops everything
     assert cli("update-batch", "-", stdin="{not json").code == 2
     assert cli("update-batch", str(tmp_path / "nope.json")).code == 2
+
+
+def test_add_with_scope_typed_fields_ttl_and_filters(cli, added):
+    ep = added("Offsite in Tahoe", "--scope", "project", "--actors", "alice,bob",
+               "--field", "event_timestamp=2025-06-15T09:00:00Z", "--field", "participants=team,manager")
+    assert ep["typed"] == {"event_timestamp": "2025-06-15T09:00:00Z", "participants": ["team", "manager"]}
+    assert ep["scope"] == "project" and ep["actors"] == ["alice", "bob"]
+    mood = added("Offsite mood was great", "--field", "valence=0.8", "--ttl", "3600")
+    assert mood["typed"] == {"valence": 0.8} and mood["expires_at"]
+    hits = cli("search", "offsite", "-m", "keyword", "--type", "episodic", "--json").json["results"]
+    assert [h["memory"]["id"] for h in hits] == [ep["id"]]
+    assert [h["memory"]["id"] for h in cli("search", "offsite", "-m", "keyword", "--actor", "bob",
+                                            "--json").json["results"]] == [ep["id"]]
+    assert [it["id"] for it in cli("list", "--scope", "project,global", "--json").json] == [ep["id"]]
+    assert [it["id"] for it in cli("list", "--type", "emotional", "--json").json] == [mood["id"]]
+    bad = cli("add", "x", "--field", "valence=2", "--json")
+    assert bad.code == 2 and bad.json["error"]["code"] == "OUT_OF_RANGE"
+    assert cli("add", "x", "--field", "novalue").code == 2
+
+
+def test_add_on_duplicate(cli, added):
+    first = added("We use PostgreSQL for billing.", "--title", "Billing DB")
+    r = cli("add", "We use PostgreSQL for billing.", "--title", "Billing DB", "--on-duplicate", "skip", "--json")
+    assert r.code == 0 and r.json["action"] == "skipped" and r.json["duplicate"]["memory_id"] == first["id"]
+    r = cli("add", "We use PostgreSQL for billing.", "--title", "Billing DB", "--on-duplicate", "add")
+    assert r.code == 0 and "near-duplicate of " + first["id"] in r.err
+    assert len(cli("list", "--json").json) == 2

@@ -10,7 +10,7 @@ import sys
 from memory_curator.cli import output
 from memory_curator.cli.registry import command, open_service
 from memory_curator.core.errors import ValidationError
-from memory_curator.core.model import SEARCH_MODES, SORT_KEYS
+from memory_curator.core.model import MEMORY_TYPES, SEARCH_MODES, SORT_KEYS
 
 
 def _read_content(value: str | None) -> str:
@@ -43,14 +43,42 @@ def _add_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("-s", "--session")
     p.add_argument("--source", default="user", choices=("user", "ai", "system"))
     p.add_argument("--salience", type=float, default=None)
+    p.add_argument("--scope", help="global, project, session, or another short lower-case name")
+    p.add_argument("--actors", help="comma-separated people, agents or entities the memory is about")
+    p.add_argument("--ttl", type=float, help="seconds until it expires (hidden from search, then clear-expired)")
+    p.add_argument("--expires-at", help="when it expires, e.g. 2026-01-01T00:00:00Z")
+    p.add_argument("--field", action="append", default=[], metavar="KEY=VALUE",
+                   help="a typed field, e.g. event_timestamp=2025-06-15T09:00:00Z, valence=0.5, skill_name=ansible")
+    p.add_argument("--on-duplicate", choices=("add", "skip", "merge"),
+                   help="check for a near-duplicate first and add anyway, skip, or merge into it")
+
+
+def _optional_fields(args: argparse.Namespace) -> dict:
+    fields = {"scope": args.scope, "actors": _keywords(args.actors), "ttl": args.ttl, "expires_at": args.expires_at}
+    for pair in args.field:
+        key, sep, value = pair.partition("=")
+        if not sep or not key.strip():
+            raise ValidationError(f"--field takes KEY=VALUE (got {pair!r}).", field="field")
+        fields[key.strip()] = value.strip()
+    return {k: v for k, v in fields.items() if v is not None}
 
 
 @command("add", "save a new memory", _add_args)
 def cmd_add(args, vault, config):
     with open_service(args, vault, config) as svc:
-        item = svc.save(_read_content(args.content), category=args.category, title=args.title,
-                        keywords=_keywords(args.keywords), session_id=args.session, source=args.source,
-                        salience=args.salience)
+        values = dict(category=args.category, title=args.title, keywords=_keywords(args.keywords),
+                      session_id=args.session, source=args.source, salience=args.salience, **_optional_fields(args))
+        if args.on_duplicate:
+            outcome = svc.save_checked(_read_content(args.content), on_duplicate=args.on_duplicate, **values)
+            item = outcome.memory
+            if args.json:
+                output.emit_json(outcome)
+                return
+            if outcome.duplicate is not None:
+                d = outcome.duplicate
+                output.warn(f"near-duplicate of {d.memory_id} ({d.method} similarity {d.similarity:.3f}): {outcome.action}")
+        else:
+            item = svc.save(_read_content(args.content), **values)
         if args.json:
             output.emit_json(item)
         else:
@@ -116,6 +144,13 @@ def _search_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--min-salience", type=float, default=0.0)
     p.add_argument("--sort", choices=SORT_KEYS, default="relevance")
     p.add_argument("--keyword-weight", type=float, default=None)
+    _filter_args(p)
+
+
+def _filter_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--scope", help="only these scopes (comma-separated)")
+    p.add_argument("--actor", help="only memories about this actor")
+    p.add_argument("--type", choices=MEMORY_TYPES, help="only episodic, emotional or procedural memories")
 
 
 @command("search", "search memories (hybrid, semantic or keyword)", _search_args)
@@ -123,7 +158,8 @@ def cmd_search(args, vault, config):
     with open_service(args, vault, config) as svc:
         results = svc.search(args.query, limit=args.limit, mode=args.mode, category=args.category,
                              session_id=args.session, min_salience=args.min_salience, sort_by=args.sort,
-                             keyword_weight=args.keyword_weight)
+                             keyword_weight=args.keyword_weight, scope=_keywords(args.scope), actor=args.actor,
+                             memory_type=args.type)
         if args.json:
             output.emit_json({"results": results, "warnings": list(svc.last_warnings)})
         else:
@@ -139,13 +175,15 @@ def _list_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("-n", "--limit", type=int, default=50)
     p.add_argument("--offset", type=int, default=0)
     p.add_argument("--order", choices=("updated", "created", "title", "salience", "session"), default="updated")
+    _filter_args(p)
 
 
 @command("list", "list memories", _list_args)
 def cmd_list(args, vault, config):
     with open_service(args, vault, config) as svc:
         items = svc.list_memories(category=args.category, session_id=args.session, limit=args.limit,
-                                  offset=args.offset, order_by=args.order)
+                                  offset=args.offset, order_by=args.order, actor=args.actor, memory_type=args.type,
+                                  scope=_keywords(args.scope))
         if args.json:
             output.emit_json(items)
         else:
