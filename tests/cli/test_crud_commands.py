@@ -69,6 +69,13 @@ def test_unparsable_numbers_and_choices_are_usage_errors(cli):
         assert r.code == 2 and "usage: memory-curator" in r.err, args
 
 
+def test_usage_errors_are_json_too_when_asked(cli):
+    r = cli("add", "x", "--salience", "abc", "--json")
+    assert r.code == 2 and "usage: memory-curator add" in r.err
+    assert r.json == {"error": {"code": "USAGE_ERROR",
+                                "message": "memory-curator add: argument --salience: invalid float value: 'abc'"}}
+
+
 def test_get_text_and_json(cli, added):
     item = added("Body text here.", "--title", "A title", "-k", "x")
     r = cli("get", item["id"])

@@ -28,8 +28,20 @@ COMMAND_MODULES = (commands, io_commands, server_commands, history_commands)  # 
 EXIT_OK, EXIT_NOT_FOUND, EXIT_USAGE, EXIT_ENV, EXIT_CANCELLED = 0, 1, 2, 3, 130
 
 
+class _Parser(argparse.ArgumentParser):
+    """Usage errors go to stderr as usual, and with ``--json`` also as a JSON error on stdout, so a script
+    reading stdout always gets JSON."""
+
+    json_errors = False
+
+    def error(self, message: str):  # type: ignore[override]
+        if _Parser.json_errors:
+            output.error(f"{self.prog}: {message}", True, code="USAGE_ERROR")
+        super().error(message)
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="memory-curator",
         description="Curate the long-term memory of LLM assistants. Without a command, opens the desktop app.",
     )
@@ -44,7 +56,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
     parser = build_parser()
+    _Parser.json_errors = "--json" in argv
     args = parser.parse_args(argv)
     if args.command is None:
         from memory_curator.gui.app import run as run_gui  # noqa: PLC0415 - Qt loads only for the app
