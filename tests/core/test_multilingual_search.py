@@ -154,3 +154,9 @@ def test_summary_is_embedded_while_the_full_text_is_searched_and_shown(svc_local
     assert ids_of(svc_local.search("which database did we migrate to", mode="semantic", limit=1)) == [item.id]
     assert ids_of(svc_local.search("zebra", mode="keyword", limit=1)) == [item.id]  # only in the full text
     assert svc_local.get(item.id).content == text
+
+
+def test_japanese_particles_are_not_query_terms():
+    terms = tokens.query_terms("保存時に重複を検索するには？")
+    assert {"保存", "重複", "検索"} <= set(terms) and not {"に", "を", "は"} & set(terms)
+    assert tokens.query_terms("の") == ["の"]  # a query of nothing but particles still searches for them

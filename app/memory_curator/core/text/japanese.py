@@ -62,3 +62,12 @@ def content_words(text: str) -> list[str]:
     with _lock:
         return [m.dictionary_form() for piece in _pieces(text) for m in tok.tokenize(piece, mode)
                 if m.part_of_speech()[0] in CONTENT_POS and m.surface().strip()]
+
+
+def function_words(text: str) -> set[str]:
+    """Surface forms of the words of ``text`` that carry no topic (particles, auxiliaries, symbols): in a
+    query they would match nearly every Japanese memory."""
+    tok, mode = _load()
+    with _lock:
+        return {m.surface() for piece in _pieces(text) for m in tok.tokenize(piece, mode)
+                if m.part_of_speech()[0] not in CONTENT_POS}

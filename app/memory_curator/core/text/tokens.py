@@ -55,9 +55,12 @@ def words(text: str) -> list[str]:
 def query_terms(query: str) -> list[str]:
     """Distinct content words of a query, in order. Falls back to all words if every word is a stop word."""
     all_words = words(query)
+    stop = STOPWORDS
+    if has_cjk(query):  # Japanese particles and auxiliaries (の, を, ます...): Sudachi tells them apart
+        stop = STOPWORDS | {unicodedata.normalize("NFKC", w).lower() for w in japanese.function_words(query)}
     seen: dict[str, None] = {}
     for w in all_words:
-        if w not in STOPWORDS:
+        if w not in stop:
             seen.setdefault(w, None)
     if not seen:
         for w in all_words:
