@@ -67,6 +67,9 @@ def test_status_reports_each_state(ollama_server, embedder):
     assert st.available and f"127.0.0.1:{ollama_server.port}" in st.detail
     assert not embedder("mxbai-embed-large").status().available
     assert "ollama pull mxbai-embed-large" in embedder("mxbai-embed-large").status().detail
+    ollama_server.delay_s = 1.0
+    st = embedder("nomic-embed-text", timeout=0.2).status()
+    assert not st.available and st.detail.endswith("did not answer within 0.2 s")
     ollama_server.stop()
     st = emb.status()
     assert not st.available and "not reachable" in st.detail

@@ -130,9 +130,13 @@ class OllamaEmbedder:
         return self._dim
 
     def status(self) -> EmbedderStatus:
+        wait = min(PROBE_TIMEOUT_S, self.timeout)
         try:
-            with ollama.Client(host=self.host, timeout=min(PROBE_TIMEOUT_S, self.timeout)) as probe:
+            with ollama.Client(host=self.host, timeout=wait) as probe:
                 models = probe.list().models
+        except httpx.TimeoutException:
+            return EmbedderStatus("ollama", self.model, False,
+                                  f"keyword only — Ollama at {self.where} did not answer within {wait:g} s")
         except (httpx.TransportError, ConnectionError, OSError):
             return EmbedderStatus("ollama", self.model, False, f"keyword only — Ollama not reachable at {self.where}")
         except ollama.ResponseError as exc:
