@@ -21,6 +21,10 @@ from memory_curator.core.index.db import Connection
 from memory_curator.core.vault.store import Vault
 
 FULL_SCAN_S = 5.0
+# A full scan that took longer than SLOW_SCAN_S waits SCAN_COST_FACTOR times its own duration before the
+# next one: on a 100,000-file vault (a scan of seconds) it costs a few percent of a core, not all of it.
+SLOW_SCAN_S = 0.5
+SCAN_COST_FACTOR = 20
 
 
 @dataclass(frozen=True)
@@ -44,6 +48,7 @@ class ChangeMonitor:
         self._data_version = self._read_data_version()
         self._folders = self._folder_signature()
         self._last_full = clock()
+        self._scan_backoff = 0.0
 
     def _read_data_version(self) -> int:
         return self._conn.execute("PRAGMA data_version").fetchone()[0]
@@ -66,10 +71,12 @@ class ChangeMonitor:
         files_changed = 0
         folders = self._folder_signature()
         now = self._clock()
-        if folders != self._folders or now - self._last_full >= self._full_scan_s:
+        if folders != self._folders or now - self._last_full >= max(self._full_scan_s, self._scan_backoff):
             self._folders = folders
-            self._last_full = now
             files_changed = self._sync()
+            self._last_full = self._clock()
+            cost = self._last_full - now
+            self._scan_backoff = cost * SCAN_COST_FACTOR if cost > SLOW_SCAN_S else 0.0
         version = self._read_data_version()
         index_changed = version != self._data_version
         self._data_version = version
