@@ -122,3 +122,11 @@ def test_bad_expiry_is_refused(svc, value):
     with pytest.raises(ValidationError) as err:
         svc.save("x", expires_at=value)
     assert err.value.code == "INVALID_DATETIME"
+
+
+def test_a_file_broken_by_another_program_does_not_stop_decay(svc):
+    broken, fine = _old(svc, "context", content="soon broken"), _old(svc, "context", content="still fine")
+    Path(broken.file_path).write_text("---\nid: [unclosed\n---\nbody\n")
+    assert svc.decay_salience() == 1
+    assert svc.get(fine.id, record_access=False).salience == pytest.approx(0.72)
+    assert Path(broken.file_path).read_text().startswith("---\nid: [unclosed")  # never touched

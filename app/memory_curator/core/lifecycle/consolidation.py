@@ -114,6 +114,6 @@ def consolidate(svc: MemoryService, items: Sequence[MemoryItem], *, preserve_ori
                       consolidated_from=p.source_ids)
     if preserve_originals:
         rewrite(svc.store, svc.vault, p.source_ids,
-                lambda it: None if it.superseded_by else replace(it, superseded_by=memory.id))
+                lambda it: None if it.superseded_by else replace(it, superseded_by=memory.id), skip_unreadable=True)
         return ConsolidationResult(memory, p.source_ids, 0)
     return ConsolidationResult(memory, p.source_ids, move_to_trash(svc.store, svc.vault, list(p.source_ids)))

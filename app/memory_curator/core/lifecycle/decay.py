@@ -57,7 +57,7 @@ def decay_salience(store: IndexStore, vault: Vault, config: MemoryConfig, days_i
         if not 0.0 <= float(rate) <= 1.0:
             raise ValidationError(f"The decay rate of {cat} must be between 0 and 1.", field="category_decay_rates")
     rates = inactive_ids(store, config, days_inactive, now or utcnow())
-    return len(rewrite(store, vault, rates, lambda it: decayed(it, rates[it.id])))
+    return len(rewrite(store, vault, rates, lambda it: decayed(it, rates[it.id]), skip_unreadable=True))
 
 
 def pin(store: IndexStore, vault: Vault, memory_id: str, floor: float | None = None) -> MemoryItem:
