@@ -385,6 +385,7 @@ class MemoryService:
                         st = self.vault.stat(rel)
                         pk = self.store.upsert(item, rel, st.mtime_ns if st else 0, st.size if st else 0)
                         pairs.append((pk, item))
+                    access.refresh(self.store, self.config, [it.id for it, _ in written])  # a first importance
         except BaseException:
             for _, rel in written:  # all or nothing: no file without its row
                 self.vault.delete_file(rel)
@@ -784,10 +785,11 @@ class MemoryService:
             raise ValidationError("Give at least one keyword.", field="keywords")
         phrases = ['"' + w.replace('"', '""') + '"' for w in words]
         expr = ("{keywords} : (" + (" AND " if match_all else " OR ").join(phrases) + ")")
+        where, params = search.Filters().sql()  # superseded and expired memories are hidden, as in search
         rows = self.store.conn.execute(
             "SELECT m.id FROM memories_fts JOIN memories m ON m.pk = memories_fts.rowid "
-            "WHERE memories_fts MATCH ? ORDER BY bm25(memories_fts, 0.0, 0.0, 1.0) LIMIT ?",
-            (expr, int(limit)),
+            f"WHERE memories_fts MATCH ? AND {where} ORDER BY bm25(memories_fts, 0.0, 0.0, 1.0) LIMIT ?",
+            (expr, *params, int(limit)),
         )
         ids = [r[0] for r in rows]
         items = self.store.get_many(ids)
