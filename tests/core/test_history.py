@@ -77,6 +77,8 @@ def test_index_lines_are_added_to_an_old_gitignore(vault_dir, config):
     (vault_dir / ".gitignore").write_text("*.tmp\n")
     _git(vault_dir, "init", "-q")
     with MemoryService.open(vault_dir, embedder="none", config=config) as svc:
+        (svc.vault.state_dir / "index.db.corrupt-20260101-000000").write_bytes(b"old index kept aside")
         svc.save("Something")
     tracked = _git(vault_dir, "ls-files").split()
-    assert ".gitignore" in tracked and not any(t.startswith("index.db") for t in tracked)
+    assert ".gitignore" in tracked and any(t.startswith("context/") for t in tracked)
+    assert not any("index.db" in t or t.endswith(".lock") for t in tracked)

@@ -25,7 +25,7 @@ if TYPE_CHECKING:  # the service owns a GitHistory; the import would be circular
     from memory_curator.core.service import MemoryService
 
 AUTHOR = ("Memory Curator", "memory-curator@localhost")
-_IGNORED = (INDEX_NAME, f"{INDEX_NAME}-*", ".memory-curator/*.lock")
+_IGNORED = (INDEX_NAME, f"{INDEX_NAME}-*", f"{INDEX_NAME}.*", ".memory-curator/*.lock")  # .* : corrupt copies kept aside
 _SEP = "\x1f"
 
 
