@@ -18,7 +18,7 @@ def embedder(ollama_server):
     """OllamaEmbedder(model, **options) on the test server, closed after the test."""
     made = []
 
-    def make(model="nomic-embed-text", timeout=5.0, **options):
+    def make(model="nomic-embed-text", timeout=10.0, **options):
         made.append(OllamaEmbedder(model, ollama_server.url, timeout=timeout, **options))
         return made[-1]
 
