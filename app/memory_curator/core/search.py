@@ -122,7 +122,7 @@ def semantic_ranked(store: IndexStore, query_vec: Sequence[float], filters: Filt
     if total == 0:
         return []
     where, params = filters.sql()
-    k = min(total, max(n * 4, 64))
+    k = min(total, max(n * 2, 64))  # most memories are one chunk; the loop widens when filters drop hits
     while True:
         hits = store.vectors.knn(query_vec, k)
         ids = [cid for cid, _ in hits]
@@ -165,13 +165,23 @@ def semantic_weight_for(query: str, embedder: Embedder | None, keyword_weight: f
     return base * (1.0 - 2 * share), f"semantic weight lowered: {embedder.model} reads English only"
 
 
-def unreadable_shares(items: dict[int, MemoryItem], embedder: Embedder | None) -> dict[int, float]:
+def unreadable_shares(store: IndexStore, pks: Sequence[int], embedder: Embedder | None) -> dict[int, float]:
     """How far each memory's semantic rank is noise, 0..1: the CJK share of its embedded text for an
     English-only model (doubled, as for queries: text half in CJK is read as noise)."""
-    if embedder is None or embedder.multilingual:
+    if embedder is None or embedder.multilingual or not pks:
         return {}
-    shares = {pk: min(1.0, 2 * tokens.cjk_share((it.summary or it.content)[:2000])) for pk, it in items.items()}
-    return {pk: u for pk, u in shares.items() if u > 0}
+    out = {}
+    marks = ",".join("?" * len(pks))
+    # Only the embedded text is needed, not whole items; most text has no CJK at all (one regex search).
+    for pk, text in store.conn.execute(
+        f"SELECT pk, substr(coalesce(json_extract(meta_json, '$.summary'), content), 1, 2000) FROM memories "
+        f"WHERE pk IN ({marks})", list(pks),
+    ):
+        if tokens.has_cjk(text):
+            u = min(1.0, 2 * tokens.cjk_share(text))
+            if u > 0:
+                out[pk] = u
+    return out
 
 
 def best_snippet(content: str, terms: Sequence[str], size: int = 120, overlap: int = 20) -> str:
@@ -251,8 +261,7 @@ def run(
     else:
         wk, ws, note = 0.0, 1.0, ""
     best_possible = (wk + ws) / (rrf_k + 1) or 1.0
-    items = store.get_by_pks(list(cands))
-    unreadable = unreadable_shares(items, embedder) if ws > 0 and wk > 0 else {}
+    unreadable = unreadable_shares(store, list(cands), embedder) if ws > 0 and wk > 0 else {}
     for c in cands.values():
         kc = wk / (rrf_k + c.keyword_rank) if c.keyword_rank else 0.0
         sc = ws / (rrf_k + c.semantic_rank) if c.semantic_rank else 0.0
@@ -269,6 +278,8 @@ def run(
         cands.values(),
         key=lambda c: (-c.fused, c.semantic_rank or 10**9, c.keyword_rank or 10**9),
     )
+    # Whole items only for what is shown, unless the order itself depends on them.
+    items = store.get_by_pks([c.pk for c in (ordered if sort_by != "relevance" else ordered[:limit])])
     if sort_by == "importance":
         ordered.sort(key=lambda c: (-items[c.pk].importance, -items[c.pk].salience, -c.fused))
     elif sort_by == "recency":
