@@ -431,7 +431,7 @@ class MainWindow(QMainWindow):
             self.refresh_browse()
             self.list_model.reload()
 
-        req.done.connect(lambda _v: (finished(), self.status.showMessage(f"{label} done.", 5000)))
+        req.done.connect(lambda _v: (finished(), self.status.showMessage(f"{label.rstrip('…')}: done.", 5000)))
         req.failed.connect(lambda exc: (finished(), self.status.showMessage(str(exc), 10000)))
         return req
 
