@@ -7,11 +7,12 @@ import subprocess
 
 import pytest
 from gui_helpers import file_text, select_title
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication
 
 from memory_curator.core.service import MemoryService
 from memory_curator.gui.widgets.api_token import ApiTokenField
-from memory_curator.gui.widgets.inbox import InboxEditDialog
+from memory_curator.gui.widgets.inbox import InboxEditDialog, MergeTargetDialog
 from memory_curator.gui.windows.history_dialog import HistoryDialog
 
 PROV = {"client": "claude-desktop", "session": "s-9", "time": "2026-02-03T04:05:06Z"}
@@ -149,3 +150,20 @@ def test_api_token_field(qtbot, tmp_path):
     assert field.edit.text() == "k" * 43 and field.edit.echoMode() == field.edit.EchoMode.Normal
     field.copy_button.click()
     assert QApplication.clipboard().text() == "k" * 43
+
+
+def test_merge_target_dialog_picks_an_existing_memory(harness, vault_dir, inbox_vault, qtbot):
+    w = harness.open(vault_dir)
+    _wait_count(harness, 2)
+    incoming = next(i for i in w.inbox.items if i.id == inbox_vault["a"])
+    dialog = MergeTargetDialog(w.engine, incoming)
+    qtbot.addWidget(dialog)
+    dialog.query.setText("deploy docker")
+    dialog.search()
+    qtbot.waitUntil(lambda: dialog.results.count() >= 1, timeout=10000)
+    ids = [dialog.results.item(i).data(Qt.ItemDataRole.UserRole) for i in range(dialog.results.count())]
+    assert inbox_vault["target"] in ids and incoming.id not in ids
+    ok = dialog.box.button(dialog.box.StandardButton.Ok)
+    assert not ok.isEnabled()
+    dialog.results.setCurrentRow(ids.index(inbox_vault["target"]))
+    assert ok.isEnabled() and dialog.target_id == inbox_vault["target"]
