@@ -67,6 +67,14 @@ def run(repeat: int, workdir: Path | None = None) -> list[dict[str, str]]:
                 items = [{"content": note(rnd, i), "title": f"note {r}-{i}", "keywords": ["bench"]} for i in range(100)]
                 batch_ms.append(timed(lambda items=items: svc.save_batch(items), "batch"))
             rows.append(row("save_batch 100 (local model)", batch_ms, "<= 2000 ms", cpu_note("batch", "embedded")))
+            texts = [note(rnd, i) for i in range(100)]
+            rows.append(row("  of which: embedding 100 texts", [timed(lambda: emb.embed_documents(texts), "embed")
+                                                                for _ in range(repeat)], "", cpu_note("embed")))
+        with MemoryService.open(Path(tmp) / "plain", embedder="none", config=CONFIG) as plain:
+            items = [[{"content": note(rnd, i)} for i in range(100)] for _ in range(repeat)]
+            rows.append(row("save_batch 100 (no embedder)", [timed(lambda b=b: plain.save_batch(b), "plain")
+                                                             for b in items], "", cpu_note("plain", "files + index")))
+        with MemoryService.open(Path(tmp) / "vault", embedder=emb, config=CONFIG) as svc:
 
             groups = [svc.save_batch([{"content": note(rnd, i)} for i in range(50)]).created_ids
                       for _ in range(repeat)]
