@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import io
 import json
+import sys
 from pathlib import Path
 
 import pytest
@@ -39,6 +41,16 @@ def test_add_reads_stdin(cli, arg):
     r = cli(*args, stdin="# From a pipe\n\nLine one.\nLine two.\n")
     assert r.code == 0
     assert r.json["title"] == "From a pipe" and "Line two." in r.json["content"]
+
+
+def test_stdin_bytes_are_read_as_utf8(cli, monkeypatch, vault_dir):
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO("\ufeffCafé ☕ 日本語".encode())))
+    r = cli("add", "--json")
+    assert r.code == 0 and r.json["content"] == "Café ☕ 日本語"  # the byte-order mark is not content
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(b"caf\xe9 in Latin-1")))
+    r = cli("add")
+    assert r.code == 2 and "Standard input is not UTF-8 text (byte 3)" in r.err and "Traceback" not in r.err
+    assert len(list(vault_dir.rglob("*.md"))) == 1
 
 
 @pytest.mark.parametrize("content, stdin", [("", None), ("   \n\t", None), (None, ""), (None, "  \n")])

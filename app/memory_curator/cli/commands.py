@@ -17,8 +17,20 @@ def _read_content(value: str | None) -> str:
     if value is None or value == "-":
         if sys.stdin.isatty():
             output.warn("reading the memory from the terminal; end it with Ctrl-D (or pass it as an argument)")
-        return sys.stdin.read()
+        return read_stdin_text()
     return value
+
+
+def read_stdin_text() -> str:
+    """Standard input as UTF-8 text (a byte-order mark is dropped); anything else is bad input, not a crash."""
+    raw = getattr(sys.stdin, "buffer", None)
+    if raw is None:
+        return sys.stdin.read()  # already text (a caller replaced stdin)
+    try:
+        return raw.read().decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise ValidationError(f"Standard input is not UTF-8 text (byte {exc.start}): convert it first, for example "
+                              "with `iconv -t UTF-8`.", field="content") from None
 
 
 def _not_found(memory_id: str, as_json: bool) -> int:
