@@ -6,6 +6,7 @@ import os
 import threading
 from pathlib import Path
 
+from memory_curator.core.changes import ChangeMonitor
 from memory_curator.core.service import MemoryService
 from memory_curator.core.vault.files import atomic_create_text
 
@@ -77,3 +78,21 @@ def test_in_place_edit_is_found_by_the_periodic_full_scan(vault_dir, config):
         assert svc.search("changed", mode="keyword")[0].memory.id == item.id
     finally:
         svc.close()
+
+
+def test_files_written_by_another_engine_process_need_no_resync(vault_dir, config):
+    app = MemoryService.open(vault_dir, embedder="none", config=config)
+    other = MemoryService.open(vault_dir, embedder="none", config=config)
+    try:
+        syncs: list[int] = []
+        monitor = ChangeMonitor(app.store.conn, app.vault, lambda: syncs.append(1) or 0, full_scan_s=1e9)
+        other.save("Indexed by the process that wrote it", category="decisions")
+        os.utime(Path(vault_dir) / "decisions", ns=(5, 5))
+        assert monitor.poll().index_changed and syncs == []  # the folder agrees with its rows: no sync
+        (Path(vault_dir) / "decisions" / "by_hand.md").write_text("# By hand\n")
+        os.utime(Path(vault_dir) / "decisions", ns=(6, 6))
+        monitor.poll()
+        assert syncs == [1]
+    finally:
+        app.close()
+        other.close()

@@ -4,8 +4,10 @@ Two sources of change:
 - another process wrote through the engine (the CLI, a server): SQLite's ``PRAGMA data_version`` moves when
   another connection commits, which costs one query to notice;
 - another program touched the files (an editor, ``git pull``, a sync tool): adding, removing or renaming a
-  file changes its folder's mtime, so the folders are stat'ed on every poll; an edit in place changes only
-  the file, so a full (stat-only) sync runs every ``full_scan_s`` seconds as well.
+  file changes its folder's mtime, so the folders are stat'ed on every poll and a changed folder's files are
+  compared with its index rows (when another engine process wrote them, they already agree and nothing more
+  is done); an edit in place changes only the file, so a full (stat-only) sync runs every ``full_scan_s``
+  seconds as well.
 
 ``poll`` is meant to run every half second or so on the thread that owns the service.
 """
@@ -67,12 +69,41 @@ class ChangeMonitor:
             pass
         return sig
 
+    def _out_of_step(self, names: set[str]) -> bool:
+        """Do the files of these folders differ from what the index holds for them? Usually not: another
+        engine process indexes its own files. Costs one stat per file of the changed folders only."""
+        for name in sorted(names):
+            prefix = name + "/"
+            on_disk = {}
+            for dirpath, dirnames, filenames in os.walk(self._vault.root / name):
+                dirnames[:] = [d for d in dirnames if not d.startswith(".")]
+                rel_dir = os.path.relpath(dirpath, self._vault.root).replace(os.sep, "/") + "/"
+                for fn in filenames:
+                    if fn.endswith(".md") and not fn.startswith("."):
+                        try:
+                            st = os.stat(os.path.join(dirpath, fn))
+                        except OSError:
+                            continue
+                        on_disk[rel_dir + fn] = (st.st_mtime_ns, st.st_size)
+            rows = self._conn.execute(
+                "SELECT file_path, file_mtime_ns, file_size FROM memories WHERE substr(file_path, 1, ?) = ?",
+                (len(prefix), prefix))
+            indexed = {r[0]: (r[1], r[2]) for r in rows}
+            problems = {r[0] for r in self._conn.execute(
+                "SELECT file_path FROM vault_problems WHERE substr(file_path, 1, ?) = ?", (len(prefix), prefix))}
+            if {k: v for k, v in on_disk.items() if k not in problems} != indexed:
+                return True
+        return False
+
     def poll(self) -> ChangeReport:
         files_changed = 0
         folders = self._folder_signature()
         now = self._clock()
-        if folders != self._folders or now - self._last_full >= max(self._full_scan_s, self._scan_backoff):
-            self._folders = folders
+        changed_folders = {n for n in folders.keys() | self._folders.keys()
+                           if n and folders.get(n) != self._folders.get(n)}
+        self._folders = folders
+        due = now - self._last_full >= max(self._full_scan_s, self._scan_backoff)
+        if due or self._out_of_step(changed_folders):
             files_changed = self._sync()
             self._last_full = self._clock()
             cost = self._last_full - now
