@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from gui_helpers import seed, select_title
-from PySide6.QtCore import Qt
+from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import QApplication
 
 from memory_curator.gui.models.memory_table import ListFilter
@@ -34,7 +34,9 @@ def test_settings_are_remembered(qtbot, gui_settings):
     dialog.host.setText("http://192.0.2.10:11434")
     dialog.model.setText("bge-m3")
     dialog.rates["context"].setValue(0.8)
+    dialog.vault.setText("/tmp/elsewhere")
     dialog.accept()
+    assert str(dialog.chosen_vault()) == "/tmp/elsewhere"
     again = AppSettings(gui_settings.q)
     config = again.memory_config()
     assert again.ollama_model == "bge-m3" and config.ollama_model == "bge-m3"
@@ -64,3 +66,24 @@ def test_ctrl_f_focuses_search_and_trash_restores(harness, vault_dir, seeded):
     harness.qtbot.waitUntil(lambda: w.list_model.rowCount() == 0)
     w.browse.setCurrentIndex(w.browse_model.find(ListFilter()))
     harness.qtbot.waitUntil(lambda: w.list_model.row_of(item.id) >= 0)
+
+
+def test_choosing_a_vault_in_settings_opens_it(harness, vault_dir, seeded, tmp_path, config):
+    other = tmp_path / "from-settings"
+    seed(other, config, [("Chosen in settings.", "Chosen", "context", [], None, 0.5)])
+    w = harness.open(vault_dir)
+
+    def fill() -> None:
+        dialog = QApplication.activeModalWidget()
+        if not isinstance(dialog, SettingsDialog):
+            QTimer.singleShot(20, fill)
+            return
+        dialog.vault.setText(str(other))
+        dialog.accept()
+
+    QTimer.singleShot(0, fill)
+    with harness.qtbot.waitSignal(w.vault_opened, timeout=20000) as opened:
+        w.vault_actions.open_settings()
+    assert opened.args == [other]
+    harness.idle()
+    assert w.list_model.item(0).title == "Chosen"

@@ -2,14 +2,19 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from PySide6.QtWidgets import (
     QComboBox,
     QDialog,
     QDialogButtonBox,
     QDoubleSpinBox,
+    QFileDialog,
     QFormLayout,
+    QHBoxLayout,
     QLabel,
     QLineEdit,
+    QPushButton,
     QVBoxLayout,
 )
 
@@ -32,7 +37,13 @@ class SettingsDialog(QDialog):
         self.embedder.setCurrentIndex(max(0, self.embedder.findData(settings.embedder)))
         self.rates: dict[str, QDoubleSpinBox] = {}
         form = QFormLayout()
-        form.addRow("Vault", QLabel(str(settings.vault or "—")))
+        self.vault = QLineEdit(str(settings.vault or ""), readOnly=True)
+        choose = QPushButton("Choose…")
+        choose.clicked.connect(self._choose_vault)
+        vault_row = QHBoxLayout()
+        vault_row.addWidget(self.vault, 1)
+        vault_row.addWidget(choose)
+        form.addRow("Vault folder", vault_row)
         form.addRow("Embedder", self.embedder)
         form.addRow("Ollama host", self.host)
         form.addRow("Ollama model", self.model)
@@ -50,6 +61,14 @@ class SettingsDialog(QDialog):
         lay.addLayout(form)
         lay.addWidget(QLabel("Changes take effect when the vault is reopened (done for you on Save)."))
         lay.addWidget(buttons)
+
+    def _choose_vault(self) -> None:
+        folder = QFileDialog.getExistingDirectory(self, "Vault folder", self.vault.text())
+        if folder:
+            self.vault.setText(folder)
+
+    def chosen_vault(self) -> Path | None:
+        return Path(self.vault.text()) if self.vault.text() else None
 
     def accept(self) -> None:
         self.settings.save(ollama_host=self.host.text(), ollama_model=self.model.text(),

@@ -68,8 +68,10 @@ class VaultActions:
 
     def open_settings(self) -> None:
         dialog = SettingsDialog(self.w.settings, self.w)
-        if dialog.exec() and self.w.engine is not None:
-            self.w.open_vault(self.w.engine.vault)  # the new host, model and rates take effect on reopen
+        if dialog.exec():
+            vault = dialog.chosen_vault() or (self.w.engine.vault if self.w.engine else None)
+            if vault is not None:
+                self.w.open_vault(vault)  # the new host, model and rates take effect on (re)open
 
     # -- import ---------------------------------------------------------------------------------------
 
