@@ -74,17 +74,7 @@ class ChangeMonitor:
         engine process indexes its own files. Costs one stat per file of the changed folders only."""
         for name in sorted(names):
             prefix = name + "/"
-            on_disk = {}
-            for dirpath, dirnames, filenames in os.walk(self._vault.root / name):
-                dirnames[:] = [d for d in dirnames if not d.startswith(".")]
-                rel_dir = os.path.relpath(dirpath, self._vault.root).replace(os.sep, "/") + "/"
-                for fn in filenames:
-                    if fn.endswith(".md") and not fn.startswith("."):
-                        try:
-                            st = os.stat(os.path.join(dirpath, fn))
-                        except OSError:
-                            continue
-                        on_disk[rel_dir + fn] = (st.st_mtime_ns, st.st_size)
+            on_disk = {st.rel: (st.mtime_ns, st.size) for st in self._vault.scan(name)}
             rows = self._conn.execute(
                 "SELECT file_path, file_mtime_ns, file_size FROM memories WHERE substr(file_path, 1, ?) = ?",
                 (len(prefix), prefix))

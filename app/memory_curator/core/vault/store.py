@@ -128,12 +128,13 @@ class Vault:
 
     # -- listing --------------------------------------------------------------------------------------
 
-    def scan(self) -> Iterator[FileStat]:
-        """Every memory file: ``*.md`` below the root, skipping hidden folders (trash, state, .git, .obsidian).
+    def scan(self, folder: str = "") -> Iterator[FileStat]:
+        """Every memory file: ``*.md`` below the root (or below ``folder``, a category), skipping hidden folders
+        (trash, state, .git, .obsidian).
 
         Polled every few seconds by every process sharing the vault, so it builds relative paths by hand
         (os.path.relpath was two thirds of its cost) and stats through ``scandir`` entries."""
-        stack = [("", str(self.root))]
+        stack = [(f"{folder}/", str(self.root / folder)) if folder else ("", str(self.root))]
         while stack:
             prefix, folder = stack.pop()
             try:
