@@ -47,6 +47,8 @@ def test_missing_model_tells_the_user_to_pull_it(cli, ollama_env):
     assert "run `ollama pull nomic-embed-text`" in r.out
     r = cli("reindex", "--json", embedder="ollama")
     assert r.code == 3 and "ollama pull nomic-embed-text" in r.json["error"]["message"]
+    r = cli("reindex", "--model", "ollama:bge-m3", embedder="none")
+    assert r.code == 3 and "Cannot switch to ollama:bge-m3" in r.err and "ollama pull bge-m3" in r.err
 
 
 def test_wrong_dimension_is_exit_3_and_reindex_model_repairs_it(cli, ollama_env):
