@@ -110,3 +110,13 @@ def test_a_new_memory_starts_with_the_formula_and_tag_search_hides_retired_ones(
     old = svc.save("old note", keywords=["tag"])
     svc.supersede(old.id, item.id)
     assert [it.id for it in svc.search_by_keywords(["tag"])] == [item.id]
+
+
+def test_a_file_from_another_program_is_scored_at_open(vault_dir, config):
+    with MemoryService.open(vault_dir, embedder="none", config=config):
+        pass
+    (vault_dir / "context").mkdir(exist_ok=True)
+    (vault_dir / "context" / "written_elsewhere.md").write_text("# Elsewhere\n\nAdded by another tool.\n")
+    with MemoryService.open(vault_dir, embedder="none", config=config) as svc:
+        [item] = svc.list_memories()
+        assert item.importance == pytest.approx(0.3, abs=0.01)

@@ -66,4 +66,7 @@ def test_v1_index_is_migrated_on_open(vault_dir, config):
         assert [it.id for it in svc.list_memories(memory_type="episodic")] == [typed.id]
         assert svc.get(typed.id).typed == {"event_timestamp": "2025-05-01T10:00:00Z", "location": "Hall B"}
         assert svc.get(scoped.id, record_access=False).access_count == 4 + 2  # and two search hits since
+        unscored = svc.store.conn.execute("SELECT COUNT(*) FROM memories m LEFT JOIN access_stats a "
+                                          "ON a.memory_id = m.id WHERE a.importance IS NULL").fetchone()[0]
+        assert unscored == 0  # every memory got a real importance at open, none keeps the 0.5 placeholder
         assert svc.clear_expired() == 1 and svc.get(gone.id) is None

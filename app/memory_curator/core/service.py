@@ -160,6 +160,7 @@ class MemoryService:
         if rebuilt or sync:
             with svc.write_lock.hold():  # never read a half-done change of another process (a move, a delete)
                 svc.last_sync = indexing.sync(store, vault)
+                access.score_unscored(store, config)  # files from other programs, vaults from before scores
         return svc
 
     @staticmethod

@@ -74,3 +74,14 @@ def refresh(store: IndexStore, config: MemoryConfig, memory_ids: Iterable[str] |
         [(s.memory_id, s.computed) for s in result],
     )
     return result
+
+
+def score_unscored(store: IndexStore, config: MemoryConfig) -> int:
+    """Give a first importance to memories that have none (added by another program, or indexed before
+    importance existed), so that sorting by importance never compares a placeholder with a real score."""
+    ids = [r[0] for r in store.conn.execute(
+        "SELECT m.id FROM memories m LEFT JOIN access_stats a ON a.memory_id = m.id WHERE a.importance IS NULL")]
+    if ids:
+        with store.transaction():
+            refresh(store, config, ids)
+    return len(ids)
