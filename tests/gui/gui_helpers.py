@@ -64,3 +64,25 @@ def answer_next_box(button: QMessageBox.StandardButton) -> None:
             QTimer.singleShot(20, click)
 
     QTimer.singleShot(0, click)
+
+
+def search(harness, text: str, mode: str) -> list[str]:
+    w = harness.window
+    bar = w.search_bar
+    bar.mode.setCurrentIndex(bar.mode.findData(mode))
+    with harness.qtbot.waitSignal(w.search_finished, timeout=20000):
+        if text.isascii():
+            harness.qtbot.keyClicks(bar.edit, text)  # the debounce sends one request after the typing stops
+        else:
+            bar.edit.insert(text)  # QTest types ASCII only; an input method inserts text like this
+    model = w.results_model
+    return [model.index(r, 1).data() for r in range(model.rowCount())]
+
+
+def embed_all(harness) -> None:
+    w = harness.window
+    harness.qtbot.waitUntil(lambda: w.status.embed_button.isVisible(), timeout=10000)
+    with harness.qtbot.waitSignal(w.status.embed_button.clicked):
+        w.status.embed_button.click()
+    harness.idle()
+    harness.qtbot.waitUntil(lambda: w.status.pending.text() == "all embedded", timeout=10000)
