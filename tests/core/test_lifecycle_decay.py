@@ -67,6 +67,7 @@ def test_pinned_memory_never_decays_below_its_floor(svc):
     assert pinned.pinned and pinned.salience_floor == 0.7
     meta, _ = split_frontmatter(Path(item.file_path).read_text())
     assert meta["pinned"] is True and meta["salience_floor"] == 0.7
+    assert svc.stats().pinned_count == 1
     for _ in range(5):
         svc.decay_salience()
     assert svc.get(item.id, record_access=False).salience == pytest.approx(0.7)
