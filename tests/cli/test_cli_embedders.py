@@ -71,3 +71,15 @@ def test_switching_a_keyword_only_vault_to_the_offline_model(cli, local_embedder
     # The vault now belongs to the offline model: another model is refused with a way out.
     r = cli("list", embedder="ollama")
     assert r.code == 2 and "reindex --model" in r.err
+
+
+def test_rebuild_re_embeds_through_ollama(cli, ollama_env, vault_dir):
+    cli("add", DOG, embedder="ollama")
+    cli("add", "The quarterly budget review is on Friday", embedder="ollama")
+    (vault_dir / "index.db").unlink()  # derived state: rebuilt from the files
+    ollama_env.reset_log()
+    r = cli("rebuild", "--json", embedder="auto")
+    assert r.code == 0 and r.json == {"memories": 2, "problems": []}
+    assert len(ollama_env.embedded_texts) >= 2  # the vectors came back from Ollama, not another model
+    stats = cli("stats", "--json", embedder="auto").json["stats"]
+    assert stats["unembedded_count"] == 0 and stats["embedding_model"] == "ollama:nomic-embed-text"
