@@ -231,7 +231,7 @@ def run(
     filters: Filters,
     sort_by: str = "relevance",
     keyword_weight: float = 0.5,
-    rrf_k: int = 60,
+    rrf_k: int = 10,
     warnings: Sequence[str] = (),
 ) -> SearchOutcome:
     """Rank memories for ``query``. ``query_vec`` is None when semantic ranking is unavailable."""
