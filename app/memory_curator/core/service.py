@@ -702,9 +702,9 @@ class MemoryService:
 
     @staticmethod
     def _list_where(category: str | None, session_id: str | None, keyword: str | None,
-                    include_superseded: bool, more: search.Filters = search.Filters()) -> tuple[str, list]:
+                    include_superseded: bool, more: search.Filters | None = None) -> tuple[str, list]:
         # Lists show expired memories (search hides them) so that a user can see what clear_expired takes.
-        where, params = replace(more, category=category, session_id=session_id, include_superseded=include_superseded,
+        where, params = replace(more or search.Filters(), category=category, session_id=session_id, include_superseded=include_superseded,
                                 include_expired=True).sql()
         if keyword:
             where += " AND EXISTS (SELECT 1 FROM json_each(m.keywords) WHERE json_each.value = ?)"
