@@ -35,3 +35,11 @@ def test_an_index_without_stemming_is_refilled_on_open(vault_dir, config):
             v for (v,) in svc.store.conn.execute("SELECT version FROM schema_migrations")}
         assert [r.memory.id for r in svc.search("study", mode="keyword")] == [item.id]
         assert [m.id for m in svc.search_by_keywords(["planning"])] == [item.id]
+
+
+def test_selective_filters_still_find_every_match(svc):
+    """Keyword ranking filters the top FTS rows; when a filter drops most of them the window widens."""
+    svc.save_batch([{"content": f"shared topic note {i}", "session_id": "busy"} for i in range(300)])
+    wanted = svc.save("shared topic, the quiet one", session_id="quiet")
+    hits = svc.search("shared topic", mode="keyword", session_id="quiet", limit=5)
+    assert [r.memory.id for r in hits] == [wanted.id]

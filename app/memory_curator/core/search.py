@@ -108,12 +108,27 @@ def _fts_ranked(store: IndexStore, match: str | None, filters: Filters, n: int) 
         return []
     where, params = filters.sql()
     w = BM25_WEIGHTS
-    rows = store.conn.execute(
-        f"SELECT m.pk, bm25(memories_fts, {w[0]}, {w[1]}, {w[2]}) AS r FROM memories_fts "
-        f"JOIN memories m ON m.pk = memories_fts.rowid WHERE memories_fts MATCH ? AND {where} ORDER BY r LIMIT ?",
-        [match, *params, n],
-    )
-    return [(pk, r) for pk, r in rows]
+    # Rank in FTS5 alone, then filter the top rows: joining every match to its memory row first cost as
+    # much again as the ranking. Widen the window while filters drop too many and matches remain.
+    depth = n * 2
+    while True:
+        top = store.conn.execute(
+            f"SELECT rowid, bm25(memories_fts, {w[0]}, {w[1]}, {w[2]}) AS r FROM memories_fts "
+            "WHERE memories_fts MATCH ? ORDER BY r LIMIT ?",
+            [match, depth],
+        ).fetchall()
+        if not top:
+            return []
+        allowed: set[int] = set()
+        for i in range(0, len(top), 30_000):  # under SQLite's limit on bound parameters
+            part = [r[0] for r in top[i : i + 30_000]]
+            marks = ",".join("?" * len(part))
+            allowed.update(pk for (pk,) in store.conn.execute(
+                f"SELECT m.pk FROM memories m WHERE m.pk IN ({marks}) AND {where}", [*part, *params]))
+        ranked = [(pk, r) for pk, r in top if pk in allowed]
+        if len(ranked) >= n or len(top) < depth:
+            return ranked[:n]
+        depth *= 4
 
 
 def semantic_ranked(store: IndexStore, query_vec: Sequence[float], filters: Filters, n: int) -> list[tuple[int, float, str]]:
