@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 
+import httpx
 import ollama
 import pytest
 
@@ -37,6 +38,8 @@ def test_official_client_speaks_to_the_server(ollama_server):
         with pytest.raises(ollama.ResponseError) as err:
             client.embed(model="bge-m3", input="x")
         assert err.value.status_code == 404 and 'model "bge-m3" not found, try pulling it first' in str(err.value)
+    version = httpx.get(f"{ollama_server.url}/api/version", timeout=5)  # the client has no call for it
+    assert version.status_code == 200 and version.json()["version"].count(".") == 2
 
 
 def test_embedder_adds_nomic_task_prefixes(ollama_server, embedder):
