@@ -107,3 +107,12 @@ def test_add_on_duplicate(cli, added):
     r = cli("add", "We use PostgreSQL for billing.", "--title", "Billing DB", "--on-duplicate", "add")
     assert r.code == 0 and "near-duplicate of " + first["id"] in r.err
     assert len(cli("list", "--json").json) == 2
+
+
+def test_update_changes_and_removes_typed_fields(cli, added):
+    item = added("Mood log", "--field", "valence=0.2", "--field", "emotional_state=calm")
+    r = cli("update", item["id"], "--field", "valence=0.6", "--scope", "session", "--json")
+    assert r.code == 0 and r.json["typed"] == {"valence": 0.6, "emotional_state": "calm"} and r.json["scope"] == "session"
+    r = cli("update", item["id"], "--field", "emotional_state=", "--json")
+    assert r.json["typed"] == {"valence": 0.6}
+    assert cli("update", item["id"]).code == 2  # nothing to change

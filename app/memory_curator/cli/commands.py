@@ -55,14 +55,19 @@ def _add_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("-s", "--session")
     p.add_argument("--source", default="user", choices=("user", "ai", "system"))
     p.add_argument("--salience", type=float, default=None)
+    _lifecycle_args(p)
+    p.add_argument("--on-duplicate", choices=("add", "skip", "merge"),
+                   help="check for a near-duplicate first and add anyway, skip, or merge into it")
+
+
+def _lifecycle_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--scope", help="global, project, session, or another short lower-case name")
     p.add_argument("--actors", help="comma-separated people, agents or entities the memory is about")
     p.add_argument("--ttl", type=float, help="seconds until it expires (hidden from search, then clear-expired)")
     p.add_argument("--expires-at", help="when it expires, e.g. 2026-01-01T00:00:00Z")
     p.add_argument("--field", action="append", default=[], metavar="KEY=VALUE",
-                   help="a typed field, e.g. event_timestamp=2025-06-15T09:00:00Z, valence=0.5, skill_name=ansible")
-    p.add_argument("--on-duplicate", choices=("add", "skip", "merge"),
-                   help="check for a near-duplicate first and add anyway, skip, or merge into it")
+                   help="a typed field, e.g. event_timestamp=2025-06-15T09:00:00Z, valence=0.5, skill_name=ansible "
+                        "(KEY= with no value removes it on update)")
 
 
 def _optional_fields(args: argparse.Namespace) -> dict:
@@ -71,8 +76,9 @@ def _optional_fields(args: argparse.Namespace) -> dict:
         key, sep, value = pair.partition("=")
         if not sep or not key.strip():
             raise ValidationError(f"--field takes KEY=VALUE (got {pair!r}).", field="field")
-        fields[key.strip()] = value.strip()
-    return {k: v for k, v in fields.items() if v is not None}
+        fields[key.strip()] = value.strip() or None  # empty: remove the field (update)
+    typed = {k.strip() for k, _, _ in (f.partition("=") for f in args.field)}
+    return {k: v for k, v in fields.items() if v is not None or k in typed}
 
 
 @command("add", "save a new memory", _add_args)
@@ -121,18 +127,21 @@ def _update_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("-k", "--keywords", help="comma-separated tags (replaces the old ones)")
     p.add_argument("-s", "--session")
     p.add_argument("--salience", type=float)
+    _lifecycle_args(p)
 
 
 @command("update", "change a memory", _update_args)
 def cmd_update(args, vault, config):
     changes = (args.content, args.title, args.category, args.keywords, args.session, args.salience)
-    if all(v is None for v in changes):
-        raise ValidationError("Nothing to change: give --content, --title, --category, --keywords, --session or "
-                              "--salience.")
+    fields = _optional_fields(args)
+    if all(v is None for v in changes) and not fields:
+        raise ValidationError("Nothing to change: give --content, --title, --category, --keywords, --session, "
+                              "--salience, --scope, --actors, --ttl, --expires-at or --field.")
     with open_service(args, vault, config) as svc:
         content = _read_content(args.content) if args.content is not None else None
         item = svc.update(args.id, content=content, title=args.title, category=args.category,
-                          keywords=_keywords(args.keywords), session_id=args.session, salience=args.salience)
+                          keywords=_keywords(args.keywords), session_id=args.session, salience=args.salience,
+                          **fields)
         output.emit_json(item) if args.json else print(output.item_line(item))
 
 
