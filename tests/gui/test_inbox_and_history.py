@@ -167,3 +167,13 @@ def test_merge_target_dialog_picks_an_existing_memory(harness, vault_dir, inbox_
     assert not ok.isEnabled()
     dialog.results.setCurrentRow(ids.index(inbox_vault["target"]))
     assert ok.isEnabled() and dialog.target_id == inbox_vault["target"]
+
+
+def test_history_menu_opens_the_dialog_for_the_selected_memory(harness, vault_dir, seeded, qtbot):
+    w = harness.open(vault_dir)
+    select_title(harness, "Vector store")
+    w.history_action.trigger()
+    dialog = w.findChild(HistoryDialog)
+    assert dialog is not None and dialog.item.title == "Vector store"
+    qtbot.waitUntil(lambda: not dialog.enable_button.isHidden(), timeout=10000)  # no git here: offer it
+    dialog.close()
