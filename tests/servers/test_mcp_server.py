@@ -57,6 +57,10 @@ def test_every_tool_over_an_in_process_session(worker):
                                               "title": "Vector store", "category": "decisions",
                                               "keywords": ["sqlite"], "session_id": "s1"})
             assert a["source"] == "ai" and a["in_inbox"] and a["provenance"]["client"] == "claude-desktop"
+            brief = await _ok(c, "memory_store", {"content": "Temporary note", "expires_at": "2020-01-01T00:00:00Z",
+                                                  "scope": "session", "actors": ["user"]})
+            assert brief["expires_at"] == "2020-01-01T00:00:00Z" and brief["actors"] == ["user"]
+            assert (await _ok(c, "memory_delete", {"id": brief["id"]}))["deleted"]
             batch = await _ok(c, "memory_batch_store", {"items": [
                 {"content": "Backend in Python with FastAPI.", "session_id": "s1", "keywords": ["python"]},
                 {"content": "Tests use real SQLite.", "session_id": "s1"}]})

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Awaitable, Callable
+from datetime import datetime
 from typing import Annotated, Any, TypeVar
 
 from mcp.server.mcpserver import MCPServer
@@ -63,9 +64,11 @@ def register(mcp: MCPServer, worker: ServiceWorker, client: str = "mcp") -> None
         salience: Annotated[float | None, Field(ge=0.0, le=1.0)] = None,
         scope: str | None = None,
         actors: list[str] | None = None,
+        expires_at: Annotated[datetime | None, Field(description="ISO time after which it can be cleared")] = None,
     ) -> dict[str, Any]:
         fields = _fields(content=content, title=title, category=category, keywords=keywords or [],
-                         session_id=session_id, salience=salience, scope=scope, actors=actors or [])
+                         session_id=session_id, salience=salience, scope=scope, actors=actors or [],
+                         expires_at=expires_at)
         item = await run(lambda svc: svc.save(**engine_fields(fields, client)))
         return memory_dict(item)
 
