@@ -43,7 +43,11 @@ class Filters:
 
     def sql(self) -> tuple[str, list]:
         """A WHERE fragment over ``memories m`` and its parameters."""
-        clauses, params = ["m.salience >= ?"], [float(self.min_salience)]
+        clauses: list[str] = ["1"]
+        params: list = []
+        if self.min_salience > 0:  # no clause at 0: the list pages can then walk an index in order
+            clauses.append("m.salience >= ?")
+            params.append(float(self.min_salience))
         if self.category:
             clauses.append("m.category = ?")
             params.append(self.category)

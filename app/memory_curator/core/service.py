@@ -201,8 +201,10 @@ class MemoryService:
         self.commit_history()
         return report
 
-    def _sync_changed(self) -> int:
-        with self.write_lock.hold():
+    def _sync_changed(self) -> int | None:
+        with self.write_lock.hold(wait=False) as held:
+            if not held:
+                return None  # another process is writing: the poll never waits for it
             changed = self.sync().changed
         self._history_pending = self._history_pending or changed > 0
         return changed
@@ -214,7 +216,9 @@ class MemoryService:
             return None
         if not force and time.monotonic() - self._history_at < HISTORY_BATCH_S:
             return None
-        with self.write_lock.hold():
+        with self.write_lock.hold(wait=force) as held:
+            if not held:
+                return None  # another process is writing: commit at the next poll
             commit = self.history.commit_pending()
         self._history_pending = False
         self._history_at = time.monotonic()
@@ -689,7 +693,8 @@ class MemoryService:
                                          search.Filters(scope=scope, actor=actor, memory_type=memory_type))
         rows = self.store.conn.execute(
             f"SELECT {MEMORY_COLUMNS} FROM {FROM_MEMORIES} WHERE {where} "
-            f"ORDER BY {expr} {direction}, m.created_at {direction}, m.pk LIMIT ? OFFSET ?",
+            # pk as the only tie-breaker, same direction: an index on the sort column then yields rows in order.
+            f"ORDER BY {expr} {direction}, m.pk {direction} LIMIT ? OFFSET ?",
             [*params, int(limit), int(offset)],
         )
         return [self.store.row_to_item(r) for r in rows]
