@@ -9,6 +9,7 @@ from pathlib import Path
 from memory_curator.core.changes import ChangeMonitor
 from memory_curator.core.service import MemoryService
 from memory_curator.core.vault.files import atomic_create_text
+from memory_curator.core.vault.lock import VaultLock
 
 
 def test_exclusive_creation_never_overwrites(tmp_path):
@@ -96,3 +97,20 @@ def test_files_written_by_another_engine_process_need_no_resync(vault_dir, confi
     finally:
         app.close()
         other.close()
+
+
+def test_poll_never_waits_for_another_writer(vault_dir, config):
+    svc = MemoryService.open(vault_dir, embedder="none", config=config)
+    other = VaultLock(svc.vault.state_dir)  # another process's lock on the same file
+    try:
+        svc.save("Before", title="Before")
+        (Path(vault_dir) / "context" / "editor.md").write_text("# Editor\n")
+        os.utime(Path(vault_dir) / "context", ns=(7, 7))
+        with other.hold() as held:
+            assert held
+            with svc.write_lock.hold(wait=False) as mine:
+                assert mine is False
+            assert svc.poll_changes().files_changed == 0  # returns at once instead of blocking
+        assert svc.poll_changes().files_changed == 1  # and catches up once the writer is done
+    finally:
+        svc.close()

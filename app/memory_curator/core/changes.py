@@ -40,11 +40,11 @@ class ChangeReport:
 
 
 class ChangeMonitor:
-    def __init__(self, conn: Connection, vault: Vault, sync: Callable[[], int], *, full_scan_s: float = FULL_SCAN_S,
+    def __init__(self, conn: Connection, vault: Vault, sync: Callable[[], int | None], *, full_scan_s: float = FULL_SCAN_S,
                  clock: Callable[[], float] = time.monotonic):
         self._conn = conn
         self._vault = vault
-        self._sync = sync  # runs a sync of the index with the files; returns how many files changed
+        self._sync = sync  # syncs the index with the files: how many changed, or None when it could not now
         self._full_scan_s = full_scan_s
         self._clock = clock
         self._data_version = self._read_data_version()
@@ -91,14 +91,21 @@ class ChangeMonitor:
         now = self._clock()
         changed_folders = {n for n in folders.keys() | self._folders.keys()
                            if n and folders.get(n) != self._folders.get(n)}
-        self._folders = folders
+        previous, self._folders = self._folders, folders
         due = now - self._last_full >= max(self._full_scan_s, self._scan_backoff)
         if due or self._out_of_step(changed_folders):
-            files_changed = self._sync()
+            synced = self._sync()
+            if synced is None:  # another process is writing: keep the old view, the next poll looks again
+                self._folders = previous
+                return ChangeReport(self._index_moved(), 0)
+            files_changed = synced
             self._last_full = self._clock()
             cost = self._last_full - now
             self._scan_backoff = cost * SCAN_COST_FACTOR if cost > SLOW_SCAN_S else 0.0
+        return ChangeReport(self._index_moved(), files_changed)
+
+    def _index_moved(self) -> bool:
         version = self._read_data_version()
-        index_changed = version != self._data_version
+        moved = version != self._data_version
         self._data_version = version
-        return ChangeReport(index_changed, files_changed)
+        return moved

@@ -33,30 +33,47 @@ class VaultLock:
         self._fd: int | None = None
 
     @contextmanager
-    def hold(self) -> Iterator[None]:
-        with self._local:
-            if self._depth == 0:
-                self._acquire()
+    def hold(self, *, wait: bool = True) -> Iterator[bool]:
+        """Yields True while held. With ``wait=False`` it yields False at once (holding nothing) when another
+        process or thread has the lock: for background work that can simply try again later."""
+        if not self._local.acquire(blocking=wait):
+            yield False
+            return
+        try:
+            if self._depth == 0 and not self._acquire(wait):
+                yield False
+                return
             self._depth += 1
             try:
-                yield
+                yield True
             finally:
                 self._depth -= 1
                 if self._depth == 0:
                     self._release()
+        finally:
+            self._local.release()
 
-    def _acquire(self) -> None:
+    def _acquire(self, wait: bool) -> bool:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
         try:
             if fcntl is not None:
-                fcntl.flock(fd, fcntl.LOCK_EX)
+                fcntl.flock(fd, fcntl.LOCK_EX if wait else fcntl.LOCK_EX | fcntl.LOCK_NB)
             else:  # pragma: no cover - Windows
-                msvcrt.locking(fd, msvcrt.LK_LOCK, 1)
+                msvcrt.locking(fd, msvcrt.LK_LOCK if wait else msvcrt.LK_NBLCK, 1)
+        except BlockingIOError:
+            os.close(fd)
+            return False
+        except OSError:
+            os.close(fd)
+            if not wait:  # pragma: no cover - Windows reports a held lock as a plain OSError
+                return False
+            raise
         except BaseException:
             os.close(fd)
             raise
         self._fd = fd
+        return True
 
     def _release(self) -> None:
         fd, self._fd = self._fd, None
