@@ -185,8 +185,9 @@ def semantic_weight_for(query: str, embedder: Embedder | None, keyword_weight: f
 
 
 def unreadable_shares(store: IndexStore, pks: Sequence[int], embedder: Embedder | None) -> dict[int, float]:
-    """How far each memory's semantic rank is noise, 0..1: the CJK share of its embedded text for an
-    English-only model (doubled, as for queries: text half in CJK is read as noise)."""
+    """How far each memory's semantic rank is noise, 0..1, for an English-only model: 0 while at most half of
+    its embedded text is CJK (the model reads the rest), rising to 1 for text all in CJK. Measured on
+    manpages-ja with English queries (bench/eval_ja_manpages.py), this beat both full trust and doubling."""
     if embedder is None or embedder.multilingual or not pks:
         return {}
     out = {}
@@ -197,7 +198,7 @@ def unreadable_shares(store: IndexStore, pks: Sequence[int], embedder: Embedder 
         f"WHERE pk IN ({marks})", list(pks),
     ):
         if tokens.has_cjk(text):
-            u = min(1.0, 2 * tokens.cjk_share(text))
+            u = max(0.0, 2 * tokens.cjk_share(text) - 1.0)
             if u > 0:
                 out[pk] = u
     return out
