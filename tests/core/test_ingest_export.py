@@ -32,8 +32,9 @@ def filled(svc):
     svc.save("要約があれば要約を埋め込み対象にする。", category="context", title="要約の扱い", summary="summary first",
              scope="project", actors=("alice", "bob"), expires_at=later,
              provenance={"source": "/docs/spec.pdf", "pages": "3-4", "importer": "pdf"})
-    svc.save("Muistipalvelu tallentaa muistit markdown-tiedostoihin.", category="summaries", pinned=True,
-             salience_floor=0.5, keywords=["muisti"])
+    pinned = svc.save("Muistipalvelu tallentaa muistit markdown-tiedostoihin.", category="summaries", pinned=True,
+                      salience_floor=0.5, keywords=["muisti"], emotional_state="relief", valence=0.6, arousal=0.3)
+    svc.set_score(pinned.id, 0.77)
     svc.save_batch([{"content": "Old note", "created_at": "2024-05-06T07:08:09Z", "updated_at": "2024-06-01T00:00:00Z",
                      "extra": {"custom_key": {"kept": [1, 2]}}}])
     # A file written by another program (no frontmatter) is exported with a full frontmatter.

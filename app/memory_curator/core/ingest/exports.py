@@ -82,6 +82,9 @@ def save_fields(item: MemoryItem) -> dict[str, Any]:
         if f.name in _INDEX_ONLY:
             continue
         value = getattr(item, f.name)
+        if f.name == "typed":  # typed fields (seed 004) are top-level keys for save_batch, as in the file
+            out.update(value)
+            continue
         if f.name in _ALWAYS:
             out[f.name] = value
             continue
