@@ -114,3 +114,20 @@ def test_poll_never_waits_for_another_writer(vault_dir, config):
         assert svc.poll_changes().files_changed == 1  # and catches up once the writer is done
     finally:
         svc.close()
+
+
+def test_searches_by_another_process_are_not_a_change(vault_dir, config):
+    """Recording that a search recalled a memory writes access statistics, not memories: no reload."""
+    app = MemoryService.open(vault_dir, embedder="none", config=config)
+    other = MemoryService.open(vault_dir, embedder="none", config=config)
+    try:
+        other.save("Coffee notes")
+        assert app.poll_changes().index_changed
+        assert other.search("coffee", mode="keyword")
+        other.get(other.list_memories()[0].id)
+        assert not app.poll_changes().index_changed
+        other.update(other.list_memories()[0].id, salience=0.3)
+        assert app.poll_changes().index_changed
+    finally:
+        app.close()
+        other.close()

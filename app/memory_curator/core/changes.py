@@ -48,6 +48,7 @@ class ChangeMonitor:
         self._full_scan_s = full_scan_s
         self._clock = clock
         self._data_version = self._read_data_version()
+        self._content_version = self._read_content_version()
         self._folders = self._folder_signature()
         self._last_full = clock()
         self._scan_backoff = 0.0
@@ -105,7 +106,17 @@ class ChangeMonitor:
         return ChangeReport(self._index_moved(), files_changed)
 
     def _index_moved(self) -> bool:
+        """Did another connection change memory rows? ``data_version`` (free) says whether anyone committed;
+        the content counter (migration 5) says whether it was more than access statistics."""
         version = self._read_data_version()
-        moved = version != self._data_version
+        if version == self._data_version:
+            return False
         self._data_version = version
+        content = self._read_content_version()
+        moved = content != self._content_version
+        self._content_version = content
         return moved
+
+    def _read_content_version(self) -> str | None:
+        row = self._conn.execute("SELECT value FROM meta WHERE key = 'content_version'").fetchone()
+        return row[0] if row else None

@@ -155,11 +155,23 @@ def m004_fts_porter(conn: Connection) -> None:
     )
 
 
+def m005_content_version(conn: Connection) -> None:
+    """A counter that moves only when memory rows change. ``PRAGMA data_version`` also moves when another
+    process merely records that a search recalled something, and the app then reloaded after every search."""
+    conn.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('content_version', '0')")
+    for event in ("INSERT", "UPDATE", "DELETE"):
+        conn.execute(
+            f"CREATE TRIGGER memories_content_{event.lower()} AFTER {event} ON memories BEGIN "
+            "UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'content_version'; END"
+        )
+
+
 MIGRATIONS: list[tuple[int, str, Callable[[Connection], None]]] = [
     (1, "initial", m001_initial),
     (2, "lifecycle", m002_lifecycle),
     (3, "review_inbox", m003_review_inbox),
     (4, "fts_porter", m004_fts_porter),
+    (5, "content_version", m005_content_version),
 ]
 
 
