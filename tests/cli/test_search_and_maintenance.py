@@ -19,7 +19,9 @@ def test_search_text_lists_ranked_results_and_warns_on_stderr(cli, three):
     r = cli("search", "sqlite vectors")
     assert r.code == 0
     assert r.out.splitlines()[0].startswith(" 1. ") and three[0]["id"] in r.out.splitlines()[0]
-    assert "warning: Semantic search unavailable" in r.err  # hybrid without an embedder falls back
+    assert r.err == ""  # hybrid in a keyword-only vault is keyword search: nothing to warn about
+    r = cli("search", "sqlite vectors", "--mode", "semantic")
+    assert "warning: Semantic search unavailable" in r.err  # asked for meaning, got keywords: say so
 
 
 def test_search_json_parses_with_results_and_warnings(cli, three):

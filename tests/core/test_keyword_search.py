@@ -76,3 +76,8 @@ def test_semantic_without_embedder_falls_back_with_warning(filled):
     results = filled.search("vector", mode="semantic")
     assert results and results[0].explanation.mode == "keyword"
     assert any("keyword" in w for w in filled.last_warnings)
+
+
+def test_hybrid_in_a_keyword_only_vault_is_quiet(filled):
+    assert filled.search("vector", mode="hybrid")
+    assert filled.last_warnings == ()

@@ -752,7 +752,7 @@ class MemoryService:
         warnings: list[str] = []
         query_vec = None
         if mode != "keyword":
-            query_vec = self._query_vector(query, warnings)
+            query_vec = self._query_vector(query, mode, warnings)
         outcome = search.run(self.store, query, query_vec=query_vec, embedder=self._embedder, mode=mode,
                              limit=limit, filters=filters, sort_by=sort_by, keyword_weight=kw_weight,
                              rrf_k=self.config.rrf_k, warnings=warnings)
@@ -762,9 +762,11 @@ class MemoryService:
                 access.record(self.store, [r.memory.id for r in outcome.results], "search", self.config)
         return outcome.results
 
-    def _query_vector(self, query: str, warnings: list[str]) -> list[float] | None:
+    def _query_vector(self, query: str, mode: str, warnings: list[str]) -> list[float] | None:
         emb = self._usable_embedder()
         if emb is None:
+            if self._embedder is None and mode == "hybrid":
+                return None  # a keyword-only vault by choice: hybrid is keyword search, nothing to warn about
             why = self._embedder_error or "no embedder is configured"
             warnings.append(f"Semantic search unavailable ({why}); showing keyword results.")
             return None
