@@ -152,3 +152,13 @@ def test_trash_restore_and_empty(svc):
     assert svc.list_trash() == []
     svc.delete(m.id)
     assert svc.empty_trash() == 1 and svc.list_trash() == []
+
+
+def test_a_file_is_not_a_vault(tmp_path, config):
+    from memory_curator.core.errors import StorageError
+
+    not_a_folder = tmp_path / "notes.txt"
+    not_a_folder.write_text("mine")
+    with pytest.raises(StorageError, match="not a folder"):
+        MemoryService.open(not_a_folder, embedder="none", config=config)
+    assert not_a_folder.read_text() == "mine"

@@ -35,6 +35,8 @@ class Vault:
     # -- layout ---------------------------------------------------------------------------------------
 
     def ensure(self) -> None:
+        if self.root.exists() and not self.root.is_dir():
+            raise StorageError(f"Cannot use {self.root} as a vault: it is a file, not a folder. Choose a folder.")
         try:
             self.root.mkdir(parents=True, exist_ok=True)
             (self.root / STATE_DIR).mkdir(exist_ok=True)
