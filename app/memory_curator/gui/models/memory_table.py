@@ -8,15 +8,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt, Signal
+from PySide6.QtCore import QModelIndex, QPersistentModelIndex, Qt, Signal
 from PySide6.QtGui import QFont
 
 from memory_curator.core.model import MemoryItem
 from memory_curator.gui.models.roles import IdRole, ItemRole
+from memory_curator.gui.models.table import ROOT, RowsTableModel
 from memory_curator.gui.worker import Engine
-
-_ROOT = QModelIndex()  # the invisible root: the default parent of a table's rows
-
 
 PAGE = 400
 COLUMNS = ("Title", "Category", "Salience", "Updated", "Accessed", "Embedded")
@@ -46,14 +44,14 @@ def _fmt_date(item: MemoryItem) -> str:
     return item.updated_at.astimezone().strftime("%Y-%m-%d %H:%M")
 
 
-class MemoryTableModel(QAbstractTableModel):
+class MemoryTableModel(RowsTableModel):
+    columns = COLUMNS
     loaded = Signal(int)  # total rows for the current filter
     failed = Signal(str)
 
     def __init__(self, engine: Engine | None = None, parent=None):
         super().__init__(parent)
         self._engine = engine
-        self._rows: list[MemoryItem] = []
         self._total = 0
         self._loading = False
         self.filter = ListFilter()
@@ -104,10 +102,10 @@ class MemoryTableModel(QAbstractTableModel):
         self._loading = False
         self.failed.emit(str(exc))
 
-    def canFetchMore(self, parent=_ROOT) -> bool:
+    def canFetchMore(self, parent=ROOT) -> bool:
         return not parent.isValid() and not self._loading and len(self._rows) < self._total
 
-    def fetchMore(self, parent=_ROOT) -> None:
+    def fetchMore(self, parent=ROOT) -> None:
         if not self.canFetchMore(parent) or self._engine is None:
             return
         self._loading = True
@@ -130,21 +128,10 @@ class MemoryTableModel(QAbstractTableModel):
 
     # -- Qt model -------------------------------------------------------------------------------------
 
-    def rowCount(self, parent=_ROOT) -> int:
-        return 0 if parent.isValid() else len(self._rows)
-
-    def columnCount(self, parent=_ROOT) -> int:
-        return 0 if parent.isValid() else len(COLUMNS)
-
-    def headerData(self, section: int, orientation, role=Qt.ItemDataRole.DisplayRole):
-        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole and 0 <= section < len(COLUMNS):
-            return COLUMNS[section]
-        return None
-
     def data(self, index: QModelIndex | QPersistentModelIndex, role=Qt.ItemDataRole.DisplayRole):
-        if not index.isValid() or not (0 <= index.row() < len(self._rows)):
+        item: MemoryItem | None = self.row_at(index)
+        if item is None:
             return None
-        item = self._rows[index.row()]
         col = index.column()
         if role == Qt.ItemDataRole.DisplayRole:
             return (item.title, item.category, f"{item.salience:.2f}", _fmt_date(item), str(item.access_count),
@@ -182,4 +169,4 @@ class MemoryTableModel(QAbstractTableModel):
         row = self.row_of(item.id)
         if row >= 0:
             self._rows[row] = item
-            self.dataChanged.emit(self.index(row, 0), self.index(row, len(COLUMNS) - 1))
+            self.row_changed(row)

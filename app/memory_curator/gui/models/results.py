@@ -5,12 +5,11 @@ from __future__ import annotations
 import html
 import re
 
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
+from PySide6.QtCore import QModelIndex, QPersistentModelIndex, Qt
 
 from memory_curator.core.model import SearchResult
 from memory_curator.gui.models.roles import IdRole, ItemRole
-
-_ROOT = QModelIndex()  # the invisible root: the default parent of a table's rows
+from memory_curator.gui.models.table import RowsTableModel
 
 COLUMNS = ("Score", "Title", "Category", "Salience", "Snippet")
 SNIPPET_COLUMN = 4
@@ -43,10 +42,11 @@ def query_terms(query: str, result: SearchResult) -> list[str]:
     return [*words, *result.matched_keywords]
 
 
-class SearchResultsModel(QAbstractTableModel):
+class SearchResultsModel(RowsTableModel):
+    columns = COLUMNS
+
     def __init__(self, parent=None):
         super().__init__(parent)
-        self._results: list[SearchResult] = []
         self._html: list[str] = []
         self.query = ""
         self.warnings: tuple[str, ...] = ()
@@ -54,36 +54,25 @@ class SearchResultsModel(QAbstractTableModel):
     def set_results(self, query: str, results: list[SearchResult], warnings: tuple[str, ...] = ()) -> None:
         self.beginResetModel()
         self.query = query
-        self._results = list(results)
-        self._html = [highlight(r.matched_snippet, query_terms(query, r)) for r in self._results]
+        self._rows = list(results)
+        self._html = [highlight(r.matched_snippet, query_terms(query, r)) for r in self._rows]
         self.warnings = tuple(warnings)
         self.endResetModel()
 
     def result(self, row: int) -> SearchResult | None:
-        return self._results[row] if 0 <= row < len(self._results) else None
+        return self._rows[row] if 0 <= row < len(self._rows) else None
 
     def replace_item(self, item) -> None:
-        for row, r in enumerate(self._results):
+        for row, r in enumerate(self._rows):
             if r.memory.id == item.id:
-                self._results[row] = SearchResult(item, r.score, r.distance, r.matched_snippet, r.matched_keywords,
+                self._rows[row] = SearchResult(item, r.score, r.distance, r.matched_snippet, r.matched_keywords,
                                                   r.explanation)
-                self.dataChanged.emit(self.index(row, 0), self.index(row, len(COLUMNS) - 1))
-
-    def rowCount(self, parent=_ROOT) -> int:
-        return 0 if parent.isValid() else len(self._results)
-
-    def columnCount(self, parent=_ROOT) -> int:
-        return 0 if parent.isValid() else len(COLUMNS)
-
-    def headerData(self, section: int, orientation, role=Qt.ItemDataRole.DisplayRole):
-        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole and 0 <= section < len(COLUMNS):
-            return COLUMNS[section]
-        return None
+                self.row_changed(row)
 
     def data(self, index: QModelIndex | QPersistentModelIndex, role=Qt.ItemDataRole.DisplayRole):
-        if not index.isValid() or not (0 <= index.row() < len(self._results)):
+        r: SearchResult | None = self.row_at(index)
+        if r is None:
             return None
-        r = self._results[index.row()]
         col = index.column()
         if role == Qt.ItemDataRole.DisplayRole:
             snippet = " ".join(r.matched_snippet.split())
