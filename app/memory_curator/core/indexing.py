@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import hashlib
+import os
+import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -16,6 +18,7 @@ from memory_curator.core.text.chunking import chunk_text
 from memory_curator.core.vault.store import FileStat, Vault
 
 WRITE_BATCH = 2000  # rows per transaction while rebuilding: bounded memory, few commits
+READ_AHEAD_MIN = 200  # files to read before read-ahead is worth a thread
 
 
 @dataclass
@@ -147,6 +150,25 @@ def _embedded_text_changed(old: MemoryItem, new: MemoryItem) -> bool:
     return (old.title, old.content, old.summary) != (new.title, new.content, new.summary)
 
 
+def _read_ahead(vault: Vault, rels: Sequence[str]) -> None:
+    """Ask the kernel to load the files that are about to be read. Reading 100,000 small files one by one
+    waits on the disk for each (1 ms apiece on a busy disk); advised reads are queued together instead."""
+    advise = getattr(os, "posix_fadvise", None)
+    if advise is None:  # not on Windows or macOS: reads just wait in turn there
+        return
+    for rel in rels:
+        try:
+            fd = os.open(vault.abs(rel), os.O_RDONLY)
+        except OSError:
+            continue
+        try:
+            advise(fd, 0, 0, os.POSIX_FADV_WILLNEED)
+        except OSError:
+            pass
+        finally:
+            os.close(fd)
+
+
 def sync(store: IndexStore, vault: Vault, tracker: Tracker | None = None) -> SyncReport:
     """Bring the index in line with the files: new and changed files are read, missing ones dropped.
     Cheap when nothing changed (one stat per file)."""
@@ -163,6 +185,8 @@ def sync(store: IndexStore, vault: Vault, tracker: Tracker | None = None) -> Syn
     if tracker is not None:
         tracker.total = len(changed) + len(gone)
     seen_ids = {f.id: rel for rel, f in indexed.items() if rel not in changed}
+    if len(changed) > READ_AHEAD_MIN:
+        threading.Thread(target=_read_ahead, args=(vault, changed), daemon=True, name="vault-read-ahead").start()
     for start in range(0, max(len(changed), 1), WRITE_BATCH):
         part = changed[start : start + WRITE_BATCH]
         with store.transaction():
