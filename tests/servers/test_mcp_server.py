@@ -69,7 +69,9 @@ def test_every_tool_over_an_in_process_session(worker):
 
             hits = await _ok(c, "memory_search", {"query": "sqlite vectors", "search_mode": "keyword"})
             assert hits["results"][0]["memory"]["id"] == a["id"]
-            sem = await _ok(c, "memory_search", {"query": "python", "search_mode": "hybrid", "category": "context"})
+            hyb = await _ok(c, "memory_search", {"query": "python", "search_mode": "hybrid", "category": "context"})
+            assert [h["memory"]["id"] for h in hyb["results"]] == [b] and not hyb["warnings"]  # keyword-only vault
+            sem = await _ok(c, "memory_search", {"query": "python", "search_mode": "semantic", "category": "context"})
             assert [h["memory"]["id"] for h in sem["results"]] == [b] and sem["warnings"]  # no embedder: keyword
 
             assert (await _ok(c, "memory_get", {"id": b}))["content"] == "Backend in Python with FastAPI."

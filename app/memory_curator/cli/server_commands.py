@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import argparse
+import signal
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 from memory_curator.cli import output
 from memory_curator.cli.registry import command, open_service
@@ -31,6 +34,22 @@ def _warn_if_exposed(host: str) -> None:
         output.warn(f"listening on {host}: other machines can reach this server; keep the token secret")
 
 
+@contextmanager
+def _sigterm_as_exit() -> Iterator[None]:
+    """SIGTERM (a service manager, `kill`) ends a server like Ctrl+C does: the engine closes and commits the last
+    history batch. uvicorn re-raises a caught SIGTERM after its own shutdown, and the default handler would
+    then end the process before any ``finally`` ran."""
+
+    def stop(signum, frame):
+        raise SystemExit(0)
+
+    previous = signal.signal(signal.SIGTERM, stop)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
 def _serve_args(p: argparse.ArgumentParser) -> None:
     _network_args(DEFAULT_HTTP_PORT)(p)
     p.add_argument("--show-token", action="store_true", help="print the bearer token and exit")
@@ -50,7 +69,8 @@ def cmd_serve(args, vault, config):
     print(f"Memory Curator API on http://{args.host}:{args.port} (vault {worker.svc.vault.root}); token file "
           f"{token_path}", file=sys.stderr)
     try:
-        serve_http(worker, token, host=args.host, port=args.port)
+        with _sigterm_as_exit():
+            serve_http(worker, token, host=args.host, port=args.port)
     finally:
         worker.close()
 
@@ -69,6 +89,7 @@ def cmd_mcp(args, vault, config):
         _warn_if_exposed(args.host)
     worker = ServiceWorker(lambda: open_service(args, vault, config))
     try:
-        serve_mcp(worker, http=args.http, host=args.host, port=args.port, client=args.client)
+        with _sigterm_as_exit():
+            serve_mcp(worker, http=args.http, host=args.host, port=args.port, client=args.client)
     finally:
         worker.close()
