@@ -116,9 +116,11 @@ def ensure_vector_table(store: IndexStore, embedder: Embedder) -> None:
 
 
 def index_file(store: IndexStore, vault: Vault, rel: str, seen_ids: dict[str, str] | None = None,
-               st: FileStat | None = None, known_problems: set[str] | None = None) -> MemoryItem | None:
+               st: FileStat | None = None, known_problems: set[str] | None = None, *,
+               fresh: bool = False) -> MemoryItem | None:
     """Read one file into the index. A broken file is recorded as a problem and left untouched.
-    ``st`` (from a scan) saves a stat; ``known_problems`` saves a delete per file that had none."""
+    ``st`` (from a scan) saves a stat; ``known_problems`` saves a delete per file that had none; ``fresh``
+    (a rebuild into empty tables, ids checked by ``seen_ids``) saves the lookups of an existing row."""
     st = st or vault.stat(rel)
     if st is None:
         store.delete_path(rel)
@@ -137,6 +139,9 @@ def index_file(store: IndexStore, vault: Vault, rel: str, seen_ids: dict[str, st
         seen_ids[item.id] = rel
     if known_problems is None or rel in known_problems:
         store.clear_problem(rel)
+    if fresh:
+        store.upsert(item, rel, st.mtime_ns, st.size, fresh=True)
+        return item
     old = store.conn.execute(
         "SELECT title, content, json_extract(meta_json, '$.summary') FROM memories WHERE id = ?", (item.id,)
     ).fetchone()
@@ -169,7 +174,7 @@ def _read_ahead(vault: Vault, rels: Sequence[str]) -> None:
             os.close(fd)
 
 
-def sync(store: IndexStore, vault: Vault, tracker: Tracker | None = None) -> SyncReport:
+def sync(store: IndexStore, vault: Vault, tracker: Tracker | None = None, *, fresh: bool = False) -> SyncReport:
     """Bring the index in line with the files: new and changed files are read, missing ones dropped.
     Cheap when nothing changed (one stat per file)."""
     report = SyncReport()
@@ -192,7 +197,7 @@ def sync(store: IndexStore, vault: Vault, tracker: Tracker | None = None) -> Syn
         with store.transaction():
             for rel in part:
                 was_indexed = rel in indexed
-                item = index_file(store, vault, rel, seen_ids, on_disk[rel], known_problems)
+                item = index_file(store, vault, rel, seen_ids, on_disk[rel], known_problems, fresh=fresh)
                 if item is None:
                     reason = next((p.reason for p in store.problems() if p.path == rel), None) if rel not in known_problems else None
                     if reason:
@@ -217,4 +222,4 @@ def rebuild(store: IndexStore, vault: Vault, tracker: Tracker | None = None) -> 
     """Drop every derived row and read the whole vault again."""
     with store.transaction():
         store.clear_all()
-    return sync(store, vault, tracker)
+    return sync(store, vault, tracker, fresh=True)

@@ -156,14 +156,16 @@ def m004_fts_porter(conn: Connection) -> None:
 
 
 def m005_content_version(conn: Connection) -> None:
-    """A counter that moves only when memory rows change. ``PRAGMA data_version`` also moves when another
-    process merely records that a search recalled something, and the app then reloaded after every search."""
+    """A counter that moves only when memory rows change (bumped by IndexStore once per transaction).
+    ``PRAGMA data_version`` also moves when another process merely records that a search recalled something,
+    and the app then reloaded after every search."""
     conn.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('content_version', '0')")
-    for event in ("INSERT", "UPDATE", "DELETE"):
-        conn.execute(
-            f"CREATE TRIGGER memories_content_{event.lower()} AFTER {event} ON memories BEGIN "
-            "UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'content_version'; END"
-        )
+
+
+def m006_no_content_triggers(conn: Connection) -> None:
+    """Indexes made while m005 still bumped the counter with per-row triggers lose them (a fifth of a rebuild)."""
+    for event in ("insert", "update", "delete"):
+        conn.execute(f"DROP TRIGGER IF EXISTS memories_content_{event}")
 
 
 MIGRATIONS: list[tuple[int, str, Callable[[Connection], None]]] = [
@@ -172,6 +174,7 @@ MIGRATIONS: list[tuple[int, str, Callable[[Connection], None]]] = [
     (3, "review_inbox", m003_review_inbox),
     (4, "fts_porter", m004_fts_porter),
     (5, "content_version", m005_content_version),
+    (6, "no_content_triggers", m006_no_content_triggers),
 ]
 
 

@@ -71,6 +71,7 @@ class IndexStore:
         self.root = root
         self.vectors = VectorTable(conn)
         self._depth = 0
+        self._content_changed = False
 
     @classmethod
     def open(cls, path: Path, root: Path) -> IndexStore:
@@ -92,10 +93,13 @@ class IndexStore:
         self._depth += 1
         try:
             yield
+            if depth == 0 and self._content_changed:
+                self._bump_content_version()
         except BaseException:
             self._depth -= 1
             self.vectors.forget()  # its in-memory copy may hold rows that were just rolled back
             if depth == 0:
+                self._content_changed = False
                 self.conn.execute("ROLLBACK")
             else:
                 self.conn.execute(f"ROLLBACK TO {name}")
@@ -103,6 +107,18 @@ class IndexStore:
             raise
         self._depth -= 1
         self.conn.execute("COMMIT" if depth == 0 else f"RELEASE {name}")
+
+    def _touched(self) -> None:
+        """Memory rows changed: other processes learn it from ``content_version`` (core/changes.py), bumped
+        once per transaction rather than by a per-row trigger (which cost a fifth of a rebuild)."""
+        if self._depth == 0:
+            self._bump_content_version()
+        else:
+            self._content_changed = True
+
+    def _bump_content_version(self) -> None:
+        self.conn.execute("UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'content_version'")
+        self._content_changed = False
 
     # -- meta -----------------------------------------------------------------------------------------
 
@@ -118,9 +134,10 @@ class IndexStore:
 
     # -- memories -------------------------------------------------------------------------------------
 
-    def upsert(self, item: MemoryItem, rel: str, mtime_ns: int, size: int) -> int:
-        """Insert or replace the row and its full-text entry. Chunks are dropped when the content changed."""
-        row = self.conn.execute("SELECT pk, content, meta_json, title FROM memories WHERE id = ?", (item.id,)).fetchone()
+    def upsert(self, item: MemoryItem, rel: str, mtime_ns: int, size: int, *, fresh: bool = False) -> int:
+        """Insert or replace the row and its full-text entry. Chunks are dropped when the content changed.
+        ``fresh``: the caller knows neither the id nor the path is indexed (a rebuild), so no lookups."""
+        row = None if fresh else self.conn.execute("SELECT pk FROM memories WHERE id = ?", (item.id,)).fetchone()
         keywords = json.dumps(list(item.keywords), ensure_ascii=False)
         meta_json = _meta_json(item)
         values = (
@@ -129,8 +146,8 @@ class IndexStore:
             mtime_ns, size, *_promoted(item),
         )  # fmt: skip
         if row is None:
-            # A different memory may still hold this path (file rewritten with a new id): drop it first.
-            self.conn.execute("DELETE FROM memories WHERE file_path = ?", (rel,))
+            if not fresh:  # a different memory may still hold this path (file rewritten with a new id)
+                self.conn.execute("DELETE FROM memories WHERE file_path = ?", (rel,))
             cur = self.conn.execute(
                 "INSERT INTO memories (title, category, file_path, salience, created_at, updated_at, session_id, "
                 "source, keywords, content, meta_json, file_mtime_ns, file_size, superseded_by, expires_at, scope, "
@@ -151,6 +168,7 @@ class IndexStore:
             "INSERT INTO memories_fts (rowid, title, content, keywords) VALUES (?, ?, ?, ?)",
             (pk, index_text(item.title), index_text(item.content), index_text(" ".join(item.keywords))),
         )
+        self._touched()
         return pk
 
     def delete(self, memory_id: str) -> bool:
@@ -169,12 +187,14 @@ class IndexStore:
         self.clear_chunks(pk)
         self.conn.execute("DELETE FROM memories_fts WHERE rowid = ?", (pk,))
         self.conn.execute("DELETE FROM memories WHERE pk = ?", (pk,))
+        self._touched()
 
     def clear_all(self) -> None:
         """Drop every derived row (access statistics stay: they cannot be rebuilt from files)."""
         self.conn.execute("DELETE FROM memory_chunks")
         self.conn.execute("DELETE FROM memories_fts")
         self.conn.execute("DELETE FROM memories")
+        self._touched()
         self.conn.execute("DELETE FROM vault_problems")
         self.vectors.clear()
 
@@ -247,6 +267,7 @@ class IndexStore:
 
     def set_salience(self, memory_id: str, salience: float) -> None:
         self.conn.execute("UPDATE memories SET salience = ? WHERE id = ?", (salience, memory_id))
+        self._touched()
 
     def count(self) -> int:
         return self.conn.execute("SELECT COUNT(*) FROM memories").fetchone()[0]
@@ -259,6 +280,7 @@ class IndexStore:
             self.vectors.delete(ids)
             self.conn.execute("DELETE FROM memory_chunks WHERE memory_pk = ?", (pk,))
         self.conn.execute("UPDATE memories SET chunk_count = 0, embed_hash = NULL WHERE pk = ?", (pk,))
+        self._touched()
 
     def set_chunks(self, pk: int, chunks: Sequence[tuple[int, int, int, str]], vectors: Sequence[Any], embed_hash: str) -> None:
         """Replace a memory's chunks: ``chunks`` are (index, start, end, text), one vector each."""
@@ -273,10 +295,12 @@ class IndexStore:
         self.conn.execute(
             "UPDATE memories SET chunk_count = ?, embed_hash = ? WHERE pk = ?", (len(chunks), embed_hash, pk)
         )
+        self._touched()
 
     def drop_all_vectors(self) -> None:
         self.conn.execute("DELETE FROM memory_chunks")
         self.conn.execute("UPDATE memories SET chunk_count = 0, embed_hash = NULL")
+        self._touched()
         self.vectors.drop()
 
     def unembedded_ids(self) -> list[str]:
