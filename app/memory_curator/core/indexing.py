@@ -151,7 +151,8 @@ def index_file(store: IndexStore, vault: Vault, rel: str, seen_ids: dict[str, st
     return item
 
 
-def _embedded_text_changed(old: MemoryItem, new: MemoryItem) -> bool:
+def embedded_text_changed(old: MemoryItem, new: MemoryItem) -> bool:
+    """Whether the vectors of ``old`` no longer describe ``new`` (what embedding_chunks reads changed)."""
     return (old.title, old.content, old.summary) != (new.title, new.content, new.summary)
 
 

@@ -514,7 +514,7 @@ class MemoryService:
         st = self.vault.stat(new_rel)
         with self.store.transaction():
             pk = self.store.upsert(new, new_rel, st.mtime_ns if st else 0, st.size if st else 0)
-            if indexing._embedded_text_changed(current, new):
+            if indexing.embedded_text_changed(current, new):
                 self.store.clear_chunks(pk)
         if self.store.get(new.id).chunk_count == 0:
             self._embed_now([(pk, new)])

@@ -82,7 +82,7 @@ def _write_one(svc: MemoryService, p: _Planned, undo: list[_Undo]) -> int:
     undo.append(_Undo(p.rel, new_rel, original))
     st = svc.vault.stat(new_rel)
     pk = svc.store.upsert(p.new, new_rel, st.mtime_ns if st else 0, st.size if st else 0)
-    if indexing._embedded_text_changed(p.current, p.new):
+    if indexing.embedded_text_changed(p.current, p.new):
         svc.store.clear_chunks(pk)
     return pk
 
@@ -128,7 +128,7 @@ def update_batch(svc: MemoryService, updates: Sequence[Mapping[str, Any]], mode:
                                            "code": "STORAGE_ERROR"})
                 tracker.step(len(planned[start : start + chunk]), "updating")
     svc._history_pending = True
-    to_embed = [p.new.id for p in done if indexing._embedded_text_changed(p.current, p.new)]
+    to_embed = [p.new.id for p in done if indexing.embedded_text_changed(p.current, p.new)]
     if to_embed:
         items = svc.store.get_many(to_embed)
         svc._embed_now([(svc.store.pk_of(i), items[i]) for i in to_embed if i in items])  # type: ignore[misc]
