@@ -53,6 +53,17 @@ def test_prefix_matches_inflections(svc):
     assert svc.search("muisti", mode="keyword")
 
 
+def test_a_word_found_nowhere_is_read_as_a_prefix(svc):
+    # 60 memories match "deploy" as typed: more than a search gathers (limit x 5), so the prefix round
+    # never runs, and only reading the unknown word "kube" as a prefix can find the Kubernetes note.
+    svc.save_batch([{"content": f"Deploy step {i} for the web app."} for i in range(60)])
+    target = svc.save("Deploy everything on Kubernetes with helm charts.")
+    assert svc.search("kube deploy", mode="keyword", limit=10)[0].memory.id == target.id
+    # A word that does occur as typed is not widened: "chart" (stemmed "charts") must not pull in "chartreuse".
+    svc.save("The wall is painted chartreuse.")
+    assert all("chartreuse" not in r.memory.content for r in svc.search("chart deploy", mode="keyword", limit=10))
+
+
 @pytest.mark.parametrize("kwargs", [dict(mode="fuzzy"), dict(sort_by="size"), dict(limit=0), dict(keyword_weight=2)])
 def test_bad_search_arguments(filled, kwargs):
     with pytest.raises(ValidationError):

@@ -96,13 +96,23 @@ class _Candidate:
 
 
 def keyword_ranked(store: IndexStore, terms: Sequence[str], filters: Filters, n: int) -> list[tuple[int, float]]:
-    """Memories matching the query words as typed (or as prefixes), best first. When they are fewer than
-    ``n``, memories matching the words' Finnish stems (``muisteja`` -> ``muist*``) follow them, so inflected
-    forms meet without reordering what matched as typed."""
-    ranked = _fts_ranked(store, tokens.fts_match(list(terms)), filters, n)
-    if len(ranked) < n:
+    """Memories matching the query words, best first. Words match as the index stores them (porter stems:
+    ``plans`` meets ``planning``); a word found nowhere is read as the start of longer ones (``kube`` ->
+    ``kubernetes``, a word still being typed). When fewer than ``n`` memories match, every word becomes a
+    prefix (``muisti`` -> ``muistipalvelu``) and then Finnish stems join in (``muisteja`` -> ``muist*``);
+    what they add follows what matched as typed, never reordering it. Prefixes are a fallback because each
+    one ORs every longer word into the ranking, which cost a third of a keyword search on a large vault."""
+    terms = list(terms)
+    unknown = [t for t in terms if tokens.can_prefix(t) and not store.has_term(t)]
+    tried = tokens.fts_match(terms, unknown)
+    ranked = _fts_ranked(store, tried, filters, n)
+    for wider in (tokens.fts_match(terms, terms), tokens.stem_match(terms)):
+        if len(ranked) >= n:
+            break
+        if wider is None or wider == tried:
+            continue
         seen = {pk for pk, _ in ranked}
-        more = _fts_ranked(store, tokens.stem_match(list(terms)), filters, n)
+        more = _fts_ranked(store, wider, filters, n)
         ranked += [(pk, r) for pk, r in more if pk not in seen][: n - len(ranked)]
     return ranked
 

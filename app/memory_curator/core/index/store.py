@@ -272,6 +272,11 @@ class IndexStore:
     def count(self) -> int:
         return self.conn.execute("SELECT COUNT(*) FROM memories").fetchone()[0]
 
+    def has_term(self, word: str) -> bool:
+        """Whether any memory contains ``word`` (as the full-text index reads it: stemmed, case-folded)."""
+        phrase = '"' + word.replace('"', '""') + '"'
+        return self.conn.execute("SELECT 1 FROM memories_fts WHERE memories_fts MATCH ? LIMIT 1", (phrase,)).fetchone() is not None
+
     # -- chunks ---------------------------------------------------------------------------------------
 
     def clear_chunks(self, pk: int) -> None:

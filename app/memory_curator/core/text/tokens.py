@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Collection
 
 from memory_curator.core.text import finnish, japanese
 
@@ -72,16 +73,18 @@ def _quote(term: str) -> str:
     return '"' + term.replace('"', '""') + '"'
 
 
-def fts_match(terms: list[str], *, prefix_min: int = 4) -> str | None:
-    """An FTS5 MATCH expression that ORs the terms. Every term is quoted, so user input such as
-    ``AND``, ``NEAR(``, ``"`` or ``*`` is always searched as text and never parsed as syntax.
-    Longer terms match as prefixes so inflected forms (Finnish ``muistin`` for ``muisti``...) still meet."""
-    parts = []
-    for t in terms:
-        if len(t) >= prefix_min and not has_cjk(t):
-            parts.append(_quote(t) + "*")
-        else:
-            parts.append(_quote(t))
+PREFIX_MIN = 4  # shorter words as prefixes would match half the vocabulary
+
+
+def can_prefix(term: str) -> bool:
+    return len(term) >= PREFIX_MIN and not has_cjk(term)
+
+
+def fts_match(terms: list[str], prefixes: Collection[str] = ()) -> str | None:
+    """An FTS5 MATCH expression that ORs the terms; those in ``prefixes`` also match longer words. Every term
+    is quoted, so user input such as ``AND``, ``NEAR(``, ``"`` or ``*`` is always searched as text and never
+    parsed as syntax."""
+    parts = [_quote(t) + ("*" if t in prefixes and can_prefix(t) else "") for t in terms]
     return " OR ".join(parts) if parts else None
 
 
