@@ -192,7 +192,8 @@ class IndexStore:
     def clear_all(self) -> None:
         """Drop every derived row (access statistics stay: they cannot be rebuilt from files)."""
         self.conn.execute("DELETE FROM memory_chunks")
-        self.conn.execute("DELETE FROM memories_fts")
+        # 'delete-all' drops the segments; a plain DELETE would leave a tombstone per row for merges to carry.
+        self.conn.execute("INSERT INTO memories_fts (memories_fts) VALUES ('delete-all')")
         self.conn.execute("DELETE FROM memories")
         self._touched()
         self.conn.execute("DELETE FROM vault_problems")
