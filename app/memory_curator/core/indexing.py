@@ -6,8 +6,10 @@ import hashlib
 import os
 import threading
 from collections.abc import Sequence
+from contextlib import closing
 from dataclasses import dataclass, field
 
+from memory_curator.core import bulk_read
 from memory_curator.core.config import MemoryConfig
 from memory_curator.core.embed.base import Embedder
 from memory_curator.core.errors import DimensionMismatch, VaultFileError
@@ -116,11 +118,9 @@ def ensure_vector_table(store: IndexStore, embedder: Embedder) -> None:
 
 
 def index_file(store: IndexStore, vault: Vault, rel: str, seen_ids: dict[str, str] | None = None,
-               st: FileStat | None = None, known_problems: set[str] | None = None, *,
-               fresh: bool = False) -> MemoryItem | None:
+               st: FileStat | None = None, known_problems: set[str] | None = None) -> MemoryItem | None:
     """Read one file into the index. A broken file is recorded as a problem and left untouched.
-    ``st`` (from a scan) saves a stat; ``known_problems`` saves a delete per file that had none; ``fresh``
-    (a rebuild into empty tables, ids checked by ``seen_ids``) saves the lookups of an existing row."""
+    ``st`` (from a scan) saves a stat; ``known_problems`` saves a delete per file that had none."""
     st = st or vault.stat(rel)
     if st is None:
         store.delete_path(rel)
@@ -131,17 +131,12 @@ def index_file(store: IndexStore, vault: Vault, rel: str, seen_ids: dict[str, st
         store.delete_path(rel)
         store.set_problem(rel, exc.reason)
         return None
-    if seen_ids is not None:
-        other = seen_ids.get(item.id)
-        if other is not None and other != rel:
-            store.set_problem(rel, f"has the same id as {other}; give one of them a new id")
-            return None
-        seen_ids[item.id] = rel
+    problem = _claim_id(seen_ids, item.id, rel) if seen_ids is not None else None
+    if problem:
+        store.set_problem(rel, problem)
+        return None
     if known_problems is None or rel in known_problems:
         store.clear_problem(rel)
-    if fresh:
-        store.upsert(item, rel, st.mtime_ns, st.size, fresh=True)
-        return item
     old = store.conn.execute(
         "SELECT title, content, json_extract(meta_json, '$.summary') FROM memories WHERE id = ?", (item.id,)
     ).fetchone()
@@ -149,6 +144,12 @@ def index_file(store: IndexStore, vault: Vault, rel: str, seen_ids: dict[str, st
     if old is not None and tuple(old) != (item.title, item.content, item.summary):
         store.clear_chunks(pk)
     return item
+
+
+def _claim_id(seen_ids: dict[str, str], memory_id: str, rel: str) -> str | None:
+    """``rel`` claims ``memory_id``; returns the problem when another file already holds it."""
+    other = seen_ids.setdefault(memory_id, rel)
+    return None if other == rel else f"has the same id as {other}; give one of them a new id"
 
 
 def embedded_text_changed(old: MemoryItem, new: MemoryItem) -> bool:
@@ -177,7 +178,8 @@ def _read_ahead(vault: Vault, rels: Sequence[str]) -> None:
 
 def sync(store: IndexStore, vault: Vault, tracker: Tracker | None = None, *, fresh: bool = False) -> SyncReport:
     """Bring the index in line with the files: new and changed files are read, missing ones dropped.
-    Cheap when nothing changed (one stat per file)."""
+    Cheap when nothing changed (one stat per file). ``fresh``: the tables are empty (a rebuild, a new index),
+    so files are read in bulk and inserted without looking for rows to replace."""
     report = SyncReport()
     indexed = store.all_files()
     on_disk = {st.rel: st for st in vault.scan()}
@@ -193,22 +195,10 @@ def sync(store: IndexStore, vault: Vault, tracker: Tracker | None = None, *, fre
     seen_ids = {f.id: rel for rel, f in indexed.items() if rel not in changed}
     if len(changed) > READ_AHEAD_MIN:
         threading.Thread(target=_read_ahead, args=(vault, changed), daemon=True, name="vault-read-ahead").start()
-    for start in range(0, max(len(changed), 1), WRITE_BATCH):
-        part = changed[start : start + WRITE_BATCH]
-        with store.transaction():
-            for rel in part:
-                was_indexed = rel in indexed
-                item = index_file(store, vault, rel, seen_ids, on_disk[rel], known_problems, fresh=fresh)
-                if item is None:
-                    reason = next((p.reason for p in store.problems() if p.path == rel), None) if rel not in known_problems else None
-                    if reason:
-                        report.problems.append((rel, reason))
-                elif was_indexed:
-                    report.updated += 1
-                else:
-                    report.added += 1
-            if tracker is not None:
-                tracker.step(len(part), "reading files")
+    if fresh:
+        _insert_all(store, vault, [on_disk[rel] for rel in changed], seen_ids, report, tracker)
+    else:
+        _index_changed(store, vault, changed, on_disk, indexed, seen_ids, known_problems, report, tracker)
     with store.transaction():
         for rel in gone:
             store.delete_path(rel)
@@ -217,6 +207,44 @@ def sync(store: IndexStore, vault: Vault, tracker: Tracker | None = None, *, fre
             store.clear_problem(rel)
     report.unchanged = len(on_disk) - len(changed)
     return report
+
+
+def _index_changed(store: IndexStore, vault: Vault, changed: Sequence[str], on_disk: dict[str, FileStat],
+                   indexed: dict, seen_ids: dict[str, str], known_problems: set[str], report: SyncReport,
+                   tracker: Tracker | None) -> None:
+    for start in range(0, len(changed), WRITE_BATCH):
+        part = changed[start : start + WRITE_BATCH]
+        with store.transaction():
+            for rel in part:
+                item = index_file(store, vault, rel, seen_ids, on_disk[rel], known_problems)
+                if item is None:
+                    reason = next((p.reason for p in store.problems() if p.path == rel), None) if rel not in known_problems else None
+                    if reason:
+                        report.problems.append((rel, reason))
+                elif rel in indexed:
+                    report.updated += 1
+                else:
+                    report.added += 1
+            if tracker is not None:
+                tracker.step(len(part), "reading files")
+
+
+def _insert_all(store: IndexStore, vault: Vault, stats: Sequence[FileStat], seen_ids: dict[str, str],
+                report: SyncReport, tracker: Tracker | None) -> None:
+    """Index files into empty tables (a rebuild): no row to look up or replace, files read in bulk."""
+    with closing(bulk_read.chunks(vault, stats)) as chunks:
+        for part in chunks:
+            with store.transaction():
+                for f in part:
+                    problem = f.problem if f.row is None else _claim_id(seen_ids, f.row.id, f.rel)
+                    if problem:
+                        store.set_problem(f.rel, problem)
+                        report.problems.append((f.rel, problem))
+                    else:
+                        store.write_row(f.row, fresh=True)  # type: ignore[arg-type]
+                        report.added += 1
+            if tracker is not None:
+                tracker.step(len(part), "reading files")
 
 
 def rebuild(store: IndexStore, vault: Vault, tracker: Tracker | None = None) -> SyncReport:

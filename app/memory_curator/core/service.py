@@ -159,7 +159,7 @@ class MemoryService:
         svc = cls(vault, store, chosen, config, settings)
         if rebuilt or sync:
             with svc.write_lock.hold():  # never read a half-done change of another process (a move, a delete)
-                svc.last_sync = indexing.sync(store, vault)
+                svc.last_sync = indexing.sync(store, vault, fresh=rebuilt)
                 access.score_unscored(store, config)  # files from other programs, vaults from before scores
         return svc
 

@@ -8,7 +8,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from memory_curator.core.index import migrations
 from memory_curator.core.index.db import Connection, connect
@@ -52,6 +52,33 @@ def _promoted(item: MemoryItem) -> tuple[Any, ...]:
     """The hot filter fields, duplicated from meta_json into indexed columns (migration 2)."""
     return (item.superseded_by, format_dt(item.expires_at), item.scope, ",".join(item.memory_types) or None,
             1 if item.pinned else 0)
+
+
+class MemoryRow(NamedTuple):
+    """A memory as the index stores it: made from a file (possibly in a helper process), then written."""
+
+    id: str
+    values: tuple  # the columns of _MEMORY_COLUMNS but id, in that order
+    fts: tuple[str, str, str]  # title, content, keywords as the full-text index reads them
+
+
+_MEMORY_COLUMNS = (
+    "title, category, file_path, salience, created_at, updated_at, session_id, source, keywords, content, "
+    "meta_json, file_mtime_ns, file_size, superseded_by, expires_at, scope, memory_type, pinned"
+)
+_INSERT_MEMORY = f"INSERT INTO memories ({_MEMORY_COLUMNS}, id) VALUES ({', '.join('?' * (_MEMORY_COLUMNS.count(',') + 2))})"
+_UPDATE_MEMORY = f"UPDATE memories SET {', '.join(c.strip() + ' = ?' for c in _MEMORY_COLUMNS.split(','))} WHERE pk = ?"
+
+
+def memory_row(item: MemoryItem, rel: str, mtime_ns: int, size: int) -> MemoryRow:
+    values = (
+        item.title, item.category, rel, float(item.salience), format_dt(item.created_at),
+        format_dt(item.updated_at), item.session_id, item.source,
+        json.dumps(list(item.keywords), ensure_ascii=False), item.content, _meta_json(item),
+        mtime_ns, size, *_promoted(item),
+    )  # fmt: skip
+    fts = (index_text(item.title), index_text(item.content), index_text(" ".join(item.keywords)))
+    return MemoryRow(item.id, values, fts)
 
 
 @dataclass(frozen=True)
@@ -137,37 +164,21 @@ class IndexStore:
     def upsert(self, item: MemoryItem, rel: str, mtime_ns: int, size: int, *, fresh: bool = False) -> int:
         """Insert or replace the row and its full-text entry. Chunks are dropped when the content changed.
         ``fresh``: the caller knows neither the id nor the path is indexed (a rebuild), so no lookups."""
-        row = None if fresh else self.conn.execute("SELECT pk FROM memories WHERE id = ?", (item.id,)).fetchone()
-        keywords = json.dumps(list(item.keywords), ensure_ascii=False)
-        meta_json = _meta_json(item)
-        values = (
-            item.title, item.category, rel, float(item.salience), format_dt(item.created_at),
-            format_dt(item.updated_at), item.session_id, item.source, keywords, item.content, meta_json,
-            mtime_ns, size, *_promoted(item),
-        )  # fmt: skip
-        if row is None:
+        return self.write_row(memory_row(item, rel, mtime_ns, size), fresh=fresh)
+
+    def write_row(self, row: MemoryRow, *, fresh: bool = False) -> int:
+        """``upsert`` for a row made beforehand (see ``memory_row``)."""
+        found = None if fresh else self.conn.execute("SELECT pk FROM memories WHERE id = ?", (row.id,)).fetchone()
+        if found is None:
             if not fresh:  # a different memory may still hold this path (file rewritten with a new id)
-                self.conn.execute("DELETE FROM memories WHERE file_path = ?", (rel,))
-            cur = self.conn.execute(
-                "INSERT INTO memories (title, category, file_path, salience, created_at, updated_at, session_id, "
-                "source, keywords, content, meta_json, file_mtime_ns, file_size, superseded_by, expires_at, scope, "
-                "memory_type, pinned, id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (*values, item.id),
-            )
+                self.conn.execute("DELETE FROM memories WHERE file_path = ?", (row.values[2],))
+            cur = self.conn.execute(_INSERT_MEMORY, (*row.values, row.id))
             pk = cur.lastrowid
         else:
-            pk = row[0]
-            self.conn.execute(
-                "UPDATE memories SET title=?, category=?, file_path=?, salience=?, created_at=?, updated_at=?, "
-                "session_id=?, source=?, keywords=?, content=?, meta_json=?, file_mtime_ns=?, file_size=?, "
-                "superseded_by=?, expires_at=?, scope=?, memory_type=?, pinned=? WHERE pk = ?",
-                (*values, pk),
-            )
+            pk = found[0]
+            self.conn.execute(_UPDATE_MEMORY, (*row.values, pk))
             self.conn.execute("DELETE FROM memories_fts WHERE rowid = ?", (pk,))
-        self.conn.execute(
-            "INSERT INTO memories_fts (rowid, title, content, keywords) VALUES (?, ?, ?, ?)",
-            (pk, index_text(item.title), index_text(item.content), index_text(" ".join(item.keywords))),
-        )
+        self.conn.execute("INSERT INTO memories_fts (rowid, title, content, keywords) VALUES (?, ?, ?, ?)", (pk, *row.fts))
         self._touched()
         return pk
 

@@ -1,0 +1,103 @@
+"""A large rebuild reads files in a helper process. It must give the rows an in-process read gives, report
+broken files the same way, finish when the helper cannot start or dies, and stop the helper on cancel."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+
+from memory_curator.core import bulk_read
+from memory_curator.core.errors import Cancelled
+from memory_curator.core.progress import CancelToken
+from memory_curator.core.service import MemoryService
+from memory_curator.core.vault.store import Vault
+
+
+@pytest.fixture
+def filled(vault_dir, config):
+    with MemoryService.open(vault_dir, embedder="none", config=config) as svc:
+        saved = [svc.save(f"note {i} about zeppelin{i}", keywords=[f"k{i}"], category="decisions") for i in range(30)]
+    (vault_dir / "context").mkdir(exist_ok=True)
+    (vault_dir / "context" / "broken.md").write_text("---\nid: [oops\n---\nbody\n")
+    (vault_dir / "context" / "binary.md").write_bytes(b"\x00\x01 binary")
+    Path(saved[0].file_path).with_name("copy.md").write_text(Path(saved[0].file_path).read_text())
+    return vault_dir, saved
+
+
+@pytest.fixture
+def small_chunks(monkeypatch):
+    monkeypatch.setattr(bulk_read, "CHUNK", 7)  # several hand-overs, the last one short
+    monkeypatch.setattr(bulk_read, "HELPER_MIN_FILES", 10)
+
+
+def _rows(vault: Vault, helper: bool):
+    stats = sorted(vault.scan(), key=lambda s: s.rel)
+    return [r for part in bulk_read.chunks(vault, stats, helper=helper) for r in part]
+
+
+def test_the_helper_reads_what_this_process_reads(filled, small_chunks):
+    vault = Vault(filled[0])
+    here = _rows(vault, helper=False)
+    assert _rows(vault, helper=True) == here
+    assert {r.rel for r in here if r.row is None} == {"context/broken.md", "context/binary.md"}
+    assert sum(r.row is not None for r in here) == 31  # 30 notes and the copy (ids are checked by the writer)
+
+
+@pytest.mark.parametrize("helper", ["missing", "exits at once"])
+def test_a_helper_that_fails_leaves_the_reading_here(filled, small_chunks, monkeypatch, caplog, helper):
+    vault = Vault(filled[0])
+    here = _rows(vault, helper=False)
+    executable = str(filled[0] / "no-python") if helper == "missing" else shutil.which("true")
+    monkeypatch.setattr(sys, "executable", executable)
+    assert _rows(vault, helper=True) == here
+    assert "reading" in caplog.text
+
+
+def test_rebuild_through_the_helper(filled, config, small_chunks):
+    vault_dir, saved = filled
+    with MemoryService.open(vault_dir, embedder="none", config=config) as svc:
+        report = svc.rebuild_index(embed=False)
+        assert report.added == 30
+        reasons = dict(report.problems)
+        twin = {"decisions/copy.md", Path(saved[0].file_path).relative_to(vault_dir).as_posix()}
+        (loser,) = set(reasons) & twin  # whichever of the two files with one id comes second in the scan
+        assert set(reasons) == {"context/broken.md", "context/binary.md", loser} and "same id" in reasons[loser]
+        assert {p.path for p in svc.problems()} == set(reasons)
+        assert [r.memory.id for r in svc.search("zeppelin7", mode="keyword")] == [saved[7].id]
+
+
+def _children() -> set[int]:
+    """Child processes of this one, running or exited but not yet waited for (Linux /proc)."""
+    found = set()
+    for entry in Path("/proc").iterdir():
+        try:
+            stat = (entry / "stat").read_text() if entry.name.isdigit() else ""
+        except OSError:
+            continue
+        if stat and int(stat.rsplit(")", 1)[1].split()[1]) == os.getpid():
+            found.add(int(entry.name))
+    return found
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads the process table from /proc")
+def test_cancelling_a_rebuild_stops_the_helper(filled, config, small_chunks):
+    vault_dir, _ = filled
+    token = CancelToken()
+    before = _children()
+    during = []
+
+    def progress(done, total, message):
+        during.append(_children() - before)
+        token.cancel()
+
+    with MemoryService.open(vault_dir, embedder="none", config=config) as svc:
+        with pytest.raises(Cancelled):
+            svc.rebuild_index(embed=False, progress=progress, cancel=token)
+        assert during[0]  # the helper had been started
+        assert not (_children() - before)  # and is gone: stopped and waited for, no zombie left
+        svc.rebuild_index(embed=False)  # the index can be rebuilt whole afterwards
+        assert svc.count() == 30
