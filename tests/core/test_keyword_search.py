@@ -92,3 +92,15 @@ def test_semantic_without_embedder_falls_back_with_warning(filled):
 def test_hybrid_in_a_keyword_only_vault_is_quiet(filled):
     assert filled.search("vector", mode="hybrid")
     assert filled.last_warnings == ()
+
+
+def test_a_memory_deleted_after_ranking_gives_its_place_to_the_next(svc):
+    # Another process can delete a memory between the ranking and the loading of results (the keyword leg of
+    # a hybrid search even reads on a second connection): it drops out instead of failing the search.
+    from memory_curator.core import search
+
+    a, b, c = (svc.save(f"note {i}") for i in range(3))
+    pks = [svc.store.pk_of(m.id) for m in (a, b, c)]
+    svc.delete(b.id)
+    shown, items = search._load_items(svc.store, [search._Candidate(pk) for pk in pks], 2)
+    assert [cand.pk for cand in shown] == [pks[0], pks[2]] and set(items) == {pks[0], pks[2]}

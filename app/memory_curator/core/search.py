@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 
 from memory_curator.core.embed.base import Embedder
 from memory_curator.core.errors import ValidationError
+from memory_curator.core.index.side_reader import SideReader
 from memory_curator.core.index.store import IndexStore
 from memory_curator.core.model import (
     MEMORY_TYPES,
@@ -239,6 +240,20 @@ def matched_keywords(item: MemoryItem, terms: Sequence[str]) -> tuple[str, ...]:
     return tuple(out)
 
 
+def _load_items(store: IndexStore, ordered: list[_Candidate], want: int) -> tuple[list[_Candidate], dict[int, MemoryItem]]:
+    """Whole items for the first ``want`` candidates only (unless the order itself depends on them). A memory
+    that another process deleted after it was ranked drops out, and the next candidate takes its place."""
+    items: dict[int, MemoryItem] = {}
+    present: list[_Candidate] = []
+    pos = 0
+    while len(present) < want and pos < len(ordered):
+        batch = ordered[pos : pos + want - len(present)]
+        pos += len(batch)
+        items.update(store.get_by_pks([c.pk for c in batch]))
+        present += [c for c in batch if c.pk in items]
+    return present + ordered[pos:], items
+
+
 def validate(mode: str, sort_by: str, limit: int, keyword_weight: float, max_limit: int) -> None:
     if mode not in SEARCH_MODES:
         raise ValidationError(f"Unknown search mode {mode!r}: use {', '.join(SEARCH_MODES)}.", field="mode")
@@ -263,8 +278,10 @@ def run(
     keyword_weight: float = 0.5,
     rrf_k: int = 10,
     warnings: Sequence[str] = (),
+    side: SideReader | None = None,
 ) -> SearchOutcome:
-    """Rank memories for ``query``. ``query_vec`` is None when semantic ranking is unavailable."""
+    """Rank memories for ``query``. ``query_vec`` is None when semantic ranking is unavailable. With ``side``,
+    a hybrid search ranks by keywords on that reader's thread while this one ranks by vectors."""
     warn = list(warnings)
     terms = tokens.query_terms(query)
     mode_used = mode
@@ -273,13 +290,22 @@ def run(
     n = max(limit * 5, 50) if sort_by == "relevance" else max(limit * 10, 200)
 
     cands: dict[int, _Candidate] = {}
-    if mode_used in ("keyword", "hybrid"):
-        for rank, (pk, bm) in enumerate(keyword_ranked(store, terms, filters, n), start=1):
-            cands.setdefault(pk, _Candidate(pk)).__dict__.update(keyword_rank=rank, bm25=bm)
+    keyword: list[tuple[int, float]] = []
+    pending = None
+    if mode_used == "hybrid" and side is not None:
+        pending = side.submit(keyword_ranked, terms, filters, n)
+    elif mode_used in ("keyword", "hybrid"):
+        keyword = keyword_ranked(store, terms, filters, n)
+    semantic: list[tuple[int, float, str]] = []
     if mode_used in ("semantic", "hybrid") and query_vec is not None:
-        for rank, (pk, dist, text) in enumerate(semantic_ranked(store, query_vec, filters, n), start=1):
-            c = cands.setdefault(pk, _Candidate(pk))
-            c.semantic_rank, c.distance, c.chunk_snippet = rank, dist, text
+        semantic = semantic_ranked(store, query_vec, filters, n)
+    if pending is not None:
+        keyword = pending.result()
+    for rank, (pk, bm) in enumerate(keyword, start=1):
+        cands.setdefault(pk, _Candidate(pk)).__dict__.update(keyword_rank=rank, bm25=bm)
+    for rank, (pk, dist, text) in enumerate(semantic, start=1):
+        c = cands.setdefault(pk, _Candidate(pk))
+        c.semantic_rank, c.distance, c.chunk_snippet = rank, dist, text
 
     if mode_used == "hybrid":
         wk = keyword_weight
@@ -308,8 +334,7 @@ def run(
         cands.values(),
         key=lambda c: (-c.fused, c.semantic_rank or 10**9, c.keyword_rank or 10**9),
     )
-    # Whole items only for what is shown, unless the order itself depends on them.
-    items = store.get_by_pks([c.pk for c in (ordered if sort_by != "relevance" else ordered[:limit])])
+    ordered, items = _load_items(store, ordered, len(ordered) if sort_by != "relevance" else limit)
     if sort_by == "importance":
         ordered.sort(key=lambda c: (-items[c.pk].importance, -items[c.pk].salience, -c.fused))
     elif sort_by == "recency":

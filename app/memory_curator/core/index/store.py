@@ -111,6 +111,10 @@ class IndexStore:
 
     # -- transactions ---------------------------------------------------------------------------------
 
+    @property
+    def in_transaction(self) -> bool:
+        return self._depth > 0
+
     @contextmanager
     def transaction(self) -> Iterator[None]:
         """Outermost call is a write transaction; nested calls are savepoints that roll back on their own."""
