@@ -95,8 +95,8 @@ def test_hybrid_in_a_keyword_only_vault_is_quiet(filled):
 
 
 def test_a_memory_deleted_after_ranking_gives_its_place_to_the_next(svc):
-    # Another process can delete a memory between the ranking and the loading of results (the keyword leg of
-    # a hybrid search even reads on a second connection): it drops out instead of failing the search.
+    # Another process can delete a memory between the ranking and the loading of results: it drops out
+    # instead of failing the search.
     from memory_curator.core import search
 
     a, b, c = (svc.save(f"note {i}") for i in range(3))

@@ -74,28 +74,9 @@ def test_content_edit_re_embeds(svc_local):
     assert svc_local.search("spaceflight propellant", mode="semantic")[0].memory.id == m.id
 
 
-def test_hybrid_ranks_keywords_on_a_side_connection_with_the_same_result(svc_local):
-    from memory_curator.core import search
-
-    svc_local.save_batch([{"content": text} for text in (
-        "Python is great for scripting", "We deploy with Kubernetes and helm", "The cat sleeps on the sofa",
-        "Rust gives memory safety without a garbage collector", "Python packaging uses pyproject.toml",
-    )])
-    svc_local.search("python", mode="hybrid")
-    assert svc_local._side is not None  # a hybrid search outside a transaction went through the side reader
-    query = "python packaging tools"
-    vec = svc_local._query_vector(query, "hybrid", [])
-    args = dict(query_vec=vec, embedder=svc_local._embedder, mode="hybrid", limit=5, filters=search.Filters())
-    alone = search.run(svc_local.store, query, **args).results
-    beside = search.run(svc_local.store, query, **args, side=svc_local._side).results
-    assert [(r.memory.id, r.score, r.explanation.keyword_rank) for r in beside] == \
-        [(r.memory.id, r.score, r.explanation.keyword_rank) for r in alone]
-    assert any(r.explanation.keyword_rank for r in beside)
-
-
 def test_hybrid_inside_a_transaction_sees_its_uncommitted_rows(svc_local):
     svc_local.save("Python is great")
     with svc_local.store.transaction():
-        new = svc_local.save("Zanzibar spice market notes")  # not committed yet: a side connection cannot see it
+        new = svc_local.save("Zanzibar spice market notes")  # not committed yet
         (hit, *_) = svc_local.search("zanzibar", mode="hybrid")
         assert hit.memory.id == new.id and hit.explanation.keyword_rank == 1

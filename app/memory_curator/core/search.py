@@ -12,7 +12,6 @@ from dataclasses import dataclass, field
 
 from memory_curator.core.embed.base import Embedder
 from memory_curator.core.errors import ValidationError
-from memory_curator.core.index.side_reader import SideReader
 from memory_curator.core.index.store import IndexStore
 from memory_curator.core.model import (
     MEMORY_TYPES,
@@ -104,7 +103,8 @@ def keyword_ranked(store: IndexStore, terms: Sequence[str], filters: Filters, n:
     what they add follows what matched as typed, never reordering it. Prefixes are a fallback because each
     one ORs every longer word into the ranking, which cost a third of a keyword search on a large vault."""
     terms = list(terms)
-    unknown = [t for t in terms if tokens.can_prefix(t) and not store.has_term(t)]
+    candidates = [t for t in terms if tokens.can_prefix(t)]
+    unknown = [t for t, known in zip(candidates, store.has_terms(candidates), strict=True) if not known]
     tried = tokens.fts_match(terms, unknown)
     ranked = _fts_ranked(store, tried, filters, n)
     for wider in (tokens.fts_match(terms, terms), tokens.stem_match(terms)):
@@ -128,19 +128,13 @@ def _fts_ranked(store: IndexStore, match: str | None, filters: Filters, n: int) 
     depth = n * 2
     while True:
         top = store.conn.execute(
-            f"SELECT rowid, bm25(memories_fts, {w[0]}, {w[1]}, {w[2]}) AS r FROM memories_fts "
-            "WHERE memories_fts MATCH ? ORDER BY r LIMIT ?",
-            [match, depth],
+            f"SELECT t.rowid, t.r, m.pk IS NOT NULL AND {where} FROM ("
+            f"  SELECT rowid, bm25(memories_fts, {w[0]}, {w[1]}, {w[2]}) AS r FROM memories_fts "
+            "   WHERE memories_fts MATCH ? ORDER BY r LIMIT ?"
+            ") t LEFT JOIN memories m ON m.pk = t.rowid ORDER BY t.r",
+            [*params, match, depth],
         ).fetchall()
-        if not top:
-            return []
-        allowed: set[int] = set()
-        for i in range(0, len(top), 30_000):  # under SQLite's limit on bound parameters
-            part = [r[0] for r in top[i : i + 30_000]]
-            marks = ",".join("?" * len(part))
-            allowed.update(pk for (pk,) in store.conn.execute(
-                f"SELECT m.pk FROM memories m WHERE m.pk IN ({marks}) AND {where}", [*part, *params]))
-        ranked = [(pk, r) for pk, r in top if pk in allowed]
+        ranked = [(pk, r) for pk, r, allowed in top if allowed]
         if len(ranked) >= n or len(top) < depth:
             return ranked[:n]
         depth *= 4
@@ -278,10 +272,8 @@ def run(
     keyword_weight: float = 0.5,
     rrf_k: int = 10,
     warnings: Sequence[str] = (),
-    side: SideReader | None = None,
 ) -> SearchOutcome:
-    """Rank memories for ``query``. ``query_vec`` is None when semantic ranking is unavailable. With ``side``,
-    a hybrid search ranks by keywords on that reader's thread while this one ranks by vectors."""
+    """Rank memories for ``query``. ``query_vec`` is None when semantic ranking is unavailable."""
     warn = list(warnings)
     terms = tokens.query_terms(query)
     mode_used = mode
@@ -290,19 +282,12 @@ def run(
     n = max(limit * 5, 50) if sort_by == "relevance" else max(limit * 10, 200)
 
     cands: dict[int, _Candidate] = {}
-    keyword: list[tuple[int, float]] = []
-    pending = None
-    if mode_used == "hybrid" and side is not None:
-        pending = side.submit(keyword_ranked, terms, filters, n)
-    elif mode_used in ("keyword", "hybrid"):
-        keyword = keyword_ranked(store, terms, filters, n)
+    if mode_used in ("keyword", "hybrid"):
+        for rank, (pk, bm) in enumerate(keyword_ranked(store, terms, filters, n), start=1):
+            cands.setdefault(pk, _Candidate(pk)).__dict__.update(keyword_rank=rank, bm25=bm)
     semantic: list[tuple[int, float, str]] = []
     if mode_used in ("semantic", "hybrid") and query_vec is not None:
         semantic = semantic_ranked(store, query_vec, filters, n)
-    if pending is not None:
-        keyword = pending.result()
-    for rank, (pk, bm) in enumerate(keyword, start=1):
-        cands.setdefault(pk, _Candidate(pk)).__dict__.update(keyword_rank=rank, bm25=bm)
     for rank, (pk, dist, text) in enumerate(semantic, start=1):
         c = cands.setdefault(pk, _Candidate(pk))
         c.semantic_rank, c.distance, c.chunk_snippet = rank, dist, text

@@ -34,7 +34,6 @@ from memory_curator.core.history import GitHistory
 from memory_curator.core.inbox import SETTING as INBOX_SETTING
 from memory_curator.core.inbox import Inbox, lands_in_inbox, mark_pending
 from memory_curator.core.index import db
-from memory_curator.core.index.side_reader import SideReader
 from memory_curator.core.index.store import FROM_MEMORIES, MEMORY_COLUMNS, IndexStore, parse_dt
 from memory_curator.core.ingest import exports as ingest_exports
 from memory_curator.core.ingest import importer as ingest_importer
@@ -131,7 +130,6 @@ class MemoryService:
         self._history_at = 0.0
         # The baseline for poll_changes is the moment of opening: what others change after it is reported.
         self._changes = ChangeMonitor(store.conn, vault, self._sync_changed)
-        self._side: SideReader | None = None  # opened by the first hybrid search
 
     # -- opening --------------------------------------------------------------------------------------
 
@@ -191,8 +189,6 @@ class MemoryService:
             self.commit_history(force=True)
         except StorageError as exc:
             log.warning("Could not commit the last changes to the vault's git history: %s", exc)
-        if self._side is not None:
-            self._side.close()
         self.store.close()
         _close_embedder(self._embedder)
 
@@ -757,12 +753,9 @@ class MemoryService:
         query_vec = None
         if mode != "keyword":
             query_vec = self._query_vector(query, mode, warnings)
-        side = None
-        if query_vec is not None and not self.store.in_transaction:  # it sees committed rows only
-            side = self._side = self._side or SideReader(self.vault.index_path, self.vault.root)
         outcome = search.run(self.store, query, query_vec=query_vec, embedder=self._embedder, mode=mode,
                              limit=limit, filters=filters, sort_by=sort_by, keyword_weight=kw_weight,
-                             rrf_k=self.config.rrf_k, warnings=warnings, side=side)
+                             rrf_k=self.config.rrf_k, warnings=warnings)
         self.last_warnings = outcome.warnings
         if record_access and outcome.results:
             with self.store.transaction():

@@ -111,10 +111,6 @@ class IndexStore:
 
     # -- transactions ---------------------------------------------------------------------------------
 
-    @property
-    def in_transaction(self) -> bool:
-        return self._depth > 0
-
     @contextmanager
     def transaction(self) -> Iterator[None]:
         """Outermost call is a write transaction; nested calls are savepoints that roll back on their own."""
@@ -288,10 +284,13 @@ class IndexStore:
     def count(self) -> int:
         return self.conn.execute("SELECT COUNT(*) FROM memories").fetchone()[0]
 
-    def has_term(self, word: str) -> bool:
-        """Whether any memory contains ``word`` (as the full-text index reads it: stemmed, case-folded)."""
-        phrase = '"' + word.replace('"', '""') + '"'
-        return self.conn.execute("SELECT 1 FROM memories_fts WHERE memories_fts MATCH ? LIMIT 1", (phrase,)).fetchone() is not None
+    def has_terms(self, words: Sequence[str]) -> list[bool]:
+        """Whether any memory contains each word (as the full-text index reads it: stemmed, case-folded)."""
+        if not words:
+            return []
+        probes = ", ".join(["EXISTS (SELECT 1 FROM memories_fts WHERE memories_fts MATCH ?)"] * len(words))
+        phrases = ['"' + w.replace('"', '""') + '"' for w in words]
+        return [bool(v) for v in self.conn.execute(f"SELECT {probes}", phrases).fetchone()]
 
     # -- chunks ---------------------------------------------------------------------------------------
 
