@@ -23,12 +23,21 @@ def test_first_run_offers_the_sample_vault(gui_settings, tmp_path, monkeypatch, 
         assert svc.problems() == []
 
 
-def test_declining_keeps_the_vault_empty_and_settings_win(gui_settings, tmp_path, monkeypatch):
+def test_declining_keeps_the_vault_empty(gui_settings, tmp_path, monkeypatch):
     monkeypatch.setenv("MEMORY_CURATOR_VAULT", str(tmp_path / "fresh"))
     answer_next_box(QMessageBox.StandardButton.No)
     assert resources.vault_is_empty(choose_vault(gui_settings, None))
+
+
+def test_which_vault_opens(gui_settings, tmp_path, monkeypatch):
+    monkeypatch.delenv("MEMORY_CURATOR_VAULT", raising=False)
     gui_settings.vault = tmp_path / "mine"
     gui_settings.vault = tmp_path / "other"
-    assert choose_vault(gui_settings, None) == tmp_path / "other"
+    assert choose_vault(gui_settings, None) == tmp_path / "other"  # the last one used
     assert gui_settings.recent_vaults == [str(tmp_path / "other"), str(tmp_path / "mine")]
-    assert choose_vault(gui_settings, tmp_path / "explicit") == tmp_path / "explicit"
+    env_vault = tmp_path / "from-env"
+    (env_vault / "context").mkdir(parents=True)
+    (env_vault / "context" / "note.md").write_text("not empty, so no sample vault is offered\n")
+    monkeypatch.setenv("MEMORY_CURATOR_VAULT", str(env_vault))
+    assert choose_vault(gui_settings, None) == env_vault  # the environment, as for the command line
+    assert choose_vault(gui_settings, tmp_path / "explicit") == tmp_path / "explicit"  # --vault, above all

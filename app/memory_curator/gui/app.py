@@ -12,7 +12,7 @@ from PySide6.QtWidgets import QApplication, QMessageBox
 
 from memory_curator import __version__
 from memory_curator.appinfo import APP_ID
-from memory_curator.environment import default_vault_dir
+from memory_curator.environment import VAULT_ENV, default_vault_dir
 from memory_curator.gui import resources
 from memory_curator.gui.about import app_icon
 from memory_curator.gui.palette import apply_system_palette
@@ -42,11 +42,12 @@ def create_app(argv: list[str] | None = None) -> QApplication:
 
 
 def choose_vault(settings: AppSettings, explicit: Path | None, *, ask: bool = True) -> Path:
-    """The --vault argument, else the last vault used, else the default; a new empty vault may start
-    from the sample memories."""
+    """The --vault argument, else $MEMORY_CURATOR_VAULT, else the last vault used, else the default (as the
+    command line chooses, with the remembered vault in between); a new empty vault may start from the sample
+    memories."""
     if explicit is not None:
         return Path(explicit).expanduser()
-    if settings.vault is not None:
+    if settings.vault is not None and not os.environ.get(VAULT_ENV):
         return settings.vault
     vault = default_vault_dir()
     if ask and resources.vault_is_empty(vault) and resources.SAMPLE_VAULT.is_dir():
