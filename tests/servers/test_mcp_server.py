@@ -134,11 +134,15 @@ def test_stdio_server_subprocess(vault_dir):
         assert [m.title for m in svc.inbox.items()] == ["Stored over stdio"]
 
 
-def test_streamable_http_on_loopback(vault_dir, tmp_path):
+def test_streamable_http_on_loopback_needs_the_token(vault_dir, tmp_path):
+    import httpx
+    from mcp.client.streamable_http import create_mcp_http_client, streamable_http_client
+
     port = free_port()
+    token_file = tmp_path / "api-token"
     proc = subprocess.Popen([sys.executable, "-m", "memory_curator.cli.main", "--vault", str(vault_dir),
                              "--embedder", "none", "mcp", "--http", "--port", str(port)],
-                            env={**os.environ, "OLLAMA_HOST": "http://127.0.0.1:9"},
+                            env={**os.environ, "OLLAMA_HOST": "http://127.0.0.1:9", "MEMORY_CURATOR_TOKEN_FILE": str(token_file)},
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     try:
         deadline = time.monotonic() + 60
@@ -150,9 +154,17 @@ def test_streamable_http_on_loopback(vault_dir, tmp_path):
             except OSError:
                 assert time.monotonic() < deadline, "the MCP HTTP server did not start"
                 time.sleep(0.1)
+        url = f"http://127.0.0.1:{port}/mcp"
+        token = token_file.read_text().strip()
+        hello = {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}
+        for headers in ({}, {"Authorization": "Bearer wrong-token"}):
+            denied = httpx.post(url, json=hello, headers={"Accept": "application/json, text/event-stream", **headers})
+            assert denied.status_code == 401 and denied.json()["error_code"] == "UNAUTHORIZED"
+            assert denied.headers["www-authenticate"] == "Bearer"
 
         async def session():
-            async with Client(f"http://127.0.0.1:{port}/mcp") as c:
+            http = create_mcp_http_client(headers={"Authorization": f"Bearer {token}"})
+            async with http, Client(streamable_http_client(url, http_client=http)) as c:
                 assert {t.name for t in (await c.list_tools()).tools} == TOOLS
                 stored = await _ok(c, "memory_store", {"content": "Stored over streamable HTTP"})
                 assert (await _ok(c, "memory_get", {"id": stored["id"]}))["content"] == "Stored over streamable HTTP"

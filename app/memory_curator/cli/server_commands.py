@@ -81,15 +81,22 @@ def _mcp_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--client", default="mcp", help="name recorded as the provenance of stored memories")
 
 
-@command("mcp", "serve the vault to LLM clients over MCP (stdio, or --http on loopback)", _mcp_args)
+@command("mcp", "serve the vault to LLM clients over MCP (stdio, or --http on loopback with the bearer token)",
+         _mcp_args)
 def cmd_mcp(args, vault, config):
     from memory_curator.mcp.server import serve as serve_mcp  # noqa: PLC0415 - heavy, see the note at the top
 
+    token = None
     if args.http:
         _warn_if_exposed(args.host)
+        token_path = default_token_path()
+        token = load_or_create_token(token_path)
     worker = ServiceWorker(lambda: open_service(args, vault, config))
+    if args.http:
+        print(f"Memory Curator MCP on http://{args.host}:{args.port}/mcp (vault {worker.svc.vault.root}); clients "
+              f"send 'Authorization: Bearer <token>', the token is in {token_path}", file=sys.stderr)
     try:
         with _sigterm_as_exit():
-            serve_mcp(worker, http=args.http, host=args.host, port=args.port, client=args.client)
+            serve_mcp(worker, http=args.http, host=args.host, port=args.port, client=args.client, token=token)
     finally:
         worker.close()

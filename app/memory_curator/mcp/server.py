@@ -1,4 +1,4 @@
-"""Building and running the MCP server (stdio, or streamable HTTP on loopback)."""
+"""Building and running the MCP server (stdio, or streamable HTTP on loopback with a bearer token)."""
 
 from __future__ import annotations
 
@@ -6,10 +6,12 @@ import asyncio
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
+import uvicorn
 from mcp.server.mcpserver import MCPServer
 
 from memory_curator import __version__
 from memory_curator.mcp import tools
+from memory_curator.server.bearer import RequireBearer
 from memory_curator.server.worker import ServiceWorker
 
 INSTRUCTIONS = (
@@ -35,10 +37,15 @@ def build_server(worker: ServiceWorker, client: str = "mcp") -> MCPServer:
 
 
 def serve(worker: ServiceWorker, *, http: bool = False, host: str = "127.0.0.1", port: int = 8765,
-          client: str = "mcp") -> None:
-    """Serve until the client disconnects (stdio) or the process is stopped (HTTP)."""
+          client: str = "mcp", token: str | None = None) -> None:
+    """Serve until the client disconnects (stdio) or the process is stopped (HTTP, which needs ``token``)."""
     server = build_server(worker, client)
-    if http:
-        server.run("streamable-http", host=host, port=port)
-    else:
+    if not http:
         server.run("stdio")
+        return
+    if not token:
+        raise ValueError("MCP over HTTP needs a bearer token")
+    # The SDK's app keeps its DNS-rebinding protection on loopback; the token keeps out every other local
+    # program (and web page) that can reach the port, as for the HTTP API.
+    app = RequireBearer(server.streamable_http_app(host=host), token)
+    uvicorn.run(app, host=host, port=port, log_level="warning", access_log=False)

@@ -19,7 +19,6 @@ from pydantic import BaseModel
 from pydantic import ValidationError as PydanticError
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
-from starlette.middleware.base import BaseHTTPMiddleware
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
@@ -28,37 +27,15 @@ from memory_curator import __version__
 from memory_curator.core.errors import CuratorError, MemoryNotFoundError, ValidationError
 from memory_curator.core.service import MemoryService
 from memory_curator.server import openapi, operations
-from memory_curator.server.auth import bearer_ok
+from memory_curator.server.bearer import RequireBearer
 from memory_curator.server.operations import ApiError
+from memory_curator.server.responses import error_response
 from memory_curator.server.schemas import SearchRequest, StoreRequest, engine_fields, memory_dict
 from memory_curator.server.worker import ServiceWorker
 
 log = logging.getLogger(__name__)
 PUBLIC_PATHS = {"/openapi.json"}
 MAX_BODY_BYTES = 1024 * 1024
-_STATUS = {"VALIDATION_ERROR": 400, "NOT_FOUND": 404, "FORBIDDEN": 403, "UNAUTHORIZED": 401}
-
-
-def error_response(code: str, message: str, details: Any = None) -> JSONResponse:
-    body: dict[str, Any] = {"status": "error", "error_code": code, "message": message}
-    if details is not None:
-        body["details"] = details
-    headers = {"WWW-Authenticate": "Bearer"} if code == "UNAUTHORIZED" else None
-    return JSONResponse(body, status_code=_STATUS.get(code, 500), headers=headers)
-
-
-class BearerAuth(BaseHTTPMiddleware):
-    def __init__(self, app: Any, token: str):
-        super().__init__(app)
-        self._token = token
-
-    async def dispatch(self, request: Request, call_next: Callable[[Request], Awaitable[Response]]) -> Response:
-        if request.url.path not in PUBLIC_PATHS and not bearer_ok(request.headers.get("authorization"), self._token):
-            return error_response("UNAUTHORIZED", "Missing or wrong bearer token: send 'Authorization: Bearer "
-                                  "<token>' (see `memory-curator serve --show-token`).")
-        return await call_next(request)
-
-
 async def _body(request: Request, model: type[BaseModel]) -> Any:
     raw = await request.body()
     if len(raw) > MAX_BODY_BYTES:
@@ -147,4 +124,4 @@ def build_app(worker: ServiceWorker, token: str, *, client: str = "http", poll: 
         Route("/v1/memories/{memory_id}", delete, methods=["DELETE"]),
         Route("/v1/search", search, methods=["POST"]),
     ]
-    return Starlette(routes=routes, middleware=[Middleware(BearerAuth, token=token)], lifespan=lifespan)
+    return Starlette(routes=routes, middleware=[Middleware(RequireBearer, token=token, public_paths=PUBLIC_PATHS)], lifespan=lifespan)
