@@ -52,6 +52,10 @@ def test_consolidate_preview_then_write(cli, added):
     r = cli("consolidate", a["id"], b["id"], "--trash-originals", "--title", "SQLite", "--json")
     assert r.code == 0 and r.json["trashed"] == 2 and r.json["memory"]["consolidated_from"] == [a["id"], b["id"]]
     assert cli("consolidate", a["id"]).code == 2  # one id is not a group
+    u = cli("consolidate", "--undo", r.json["memory"]["id"], "--json")
+    assert u.code == 0 and sorted(u.json["restored"]) == sorted([a["id"], b["id"]])
+    assert sorted(it["id"] for it in cli("list", "--json").json) == sorted([a["id"], b["id"]])
+    assert cli("consolidate", "--undo", a["id"]).code == 2  # not a summary
 
 
 def test_groups(cli, added):

@@ -74,6 +74,30 @@ def test_consolidate_can_move_originals_to_the_trash(svc):
     assert {it.id for it in svc.list_trash()} == set(ids)
 
 
+@pytest.mark.parametrize("preserve", [True, False], ids=["originals kept", "originals trashed"])
+def test_a_consolidation_can_be_taken_back(svc, preserve):
+    items = [svc.save(t, category="decisions") for t in SQLITE_NOTES]
+    elsewhere = svc.save("Older note on vectors")
+    svc.supersede(elsewhere.id, items[0].id)  # a link the consolidation did not make stays
+    ids = [it.id for it in items]
+    summary = svc.consolidate([*ids, elsewhere.id] if preserve else ids, preserve_originals=preserve).memory
+    back = svc.undo_consolidation(summary.id)
+    assert {it.id for it in back} == set(ids) | ({elsewhere.id} if preserve else set())
+    assert svc.get(summary.id) is None and summary.id in {it.id for it in svc.list_trash()}
+    assert all(svc.get(i).superseded_by is None for i in ids)
+    assert svc.get(elsewhere.id).superseded_by == items[0].id
+    assert {r.memory.id for r in svc.search("SQLite vectors", mode="keyword", limit=10)} == set(ids)
+    assert svc.get(ids[0]).content == SQLITE_NOTES[0]  # the originals are as they were
+
+
+def test_only_a_summary_can_be_taken_back(svc):
+    note = svc.save("just a note")
+    with pytest.raises(ValidationError):
+        svc.undo_consolidation(note.id)
+    with pytest.raises(MemoryNotFoundError):
+        svc.undo_consolidation("no-such-id")
+
+
 def test_consolidate_by_query(svc):
     for t in SQLITE_NOTES:
         svc.save(t)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from gui_helpers import file_text, seed, select_title
 
@@ -49,6 +51,20 @@ def test_consolidate_three_selected_memories(harness, vault_dir, deploy_vault, k
     assert ("Deploy days" in titles) == keep
     trashed = list((vault_dir / ".trash").rglob("*.md"))
     assert len(trashed) == (0 if keep else 3)
+
+    # Edit > Undo takes it back: the originals return as they were, the summary goes to the trash.
+    assert "Consolidate 3 memories" in w.undo_action.text()
+    w.undo_action.trigger()
+    harness.qtbot.waitUntil(lambda: w.list_model.row_of(result.memory.id) < 0, timeout=10000)
+    harness.idle()
+    rows = [w.list_model.index(r, 0).data(ItemRole) for r in range(w.list_model.rowCount())]
+    assert {it.title for it in rows} == {"Deploy source", "Deploy days", "Deploy rollback", "Tea"}
+    assert all(it.superseded_by is None for it in rows)
+    assert [p.name for p in (vault_dir / ".trash").rglob("*.md")] == [Path(result.memory.file_path).name]
+    # and Redo makes the summary again
+    w.redo_action.trigger()
+    harness.qtbot.waitUntil(lambda: "Deploy rules" in {w.list_model.index(r, 0).data(ItemRole).title
+                                                       for r in range(w.list_model.rowCount())}, timeout=10000)
 
 
 def test_engine_suggests_a_group(harness, vault_dir, deploy_vault):

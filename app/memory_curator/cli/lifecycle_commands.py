@@ -127,12 +127,19 @@ def _consolidate_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("-c", "--category")
     p.add_argument("--trash-originals", action="store_true", help="move the originals to the trash")
     p.add_argument("--preview", action="store_true", help="show the summary without writing anything")
+    p.add_argument("--undo", metavar="SUMMARY_ID",
+                   help="take a consolidation back: its originals return, the summary goes to the trash")
 
 
 @command("consolidate", "merge 2..50 memories into one extractive summary", _consolidate_args)
 def cmd_consolidate(args, vault, config):
     ids = args.ids or None
     with open_service(args, vault, config) as svc:
+        if args.undo:
+            back = svc.undo_consolidation(args.undo)
+            _emit(args, {"restored": [it.id for it in back], "trashed": args.undo},
+                  [*(output.item_line(it) for it in back), f"{len(back)} memories back; the summary is in the trash"])
+            return
         if args.preview:
             p = svc.preview_consolidation(ids, query=args.query, limit=args.limit, title=args.title,
                                           category=args.category)

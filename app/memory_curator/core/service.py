@@ -666,6 +666,11 @@ class MemoryService:
         return consolidation.consolidate(self, items, preserve_originals=preserve_originals, title=title,
                                          category=category, max_chars=max_chars)
 
+    @_writes
+    def undo_consolidation(self, summary_id: str) -> list[MemoryItem]:
+        """Take a consolidation back: the originals return and the summary goes to the trash."""
+        return consolidation.undo(self, summary_id)
+
     def update_batch(self, updates: Sequence[Mapping[str, Any]], *, mode: str = "rollback",
                      progress: ProgressFn | None = None, cancel: CancelToken | None = None) -> BatchResult:
         """Many updates (each a mapping with ``id`` and the fields to change), any number, in chunks.

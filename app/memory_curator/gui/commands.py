@@ -1,4 +1,5 @@
-"""Undoable actions (QUndoStack): edits, creates, deletes (undo = restore from trash) and salience changes.
+"""Undoable actions (QUndoStack): edits, creates, deletes (undo = restore from trash), salience changes and
+consolidations.
 
 Each command runs on the engine; the worker runs requests in order, so an undo queued after its redo
 always sees the redo's effect. ``ctx.track(request, kind)`` lets the window refresh when one finishes.
@@ -109,3 +110,36 @@ class SetSalience(_EngineCommand):
     def undo(self) -> None:
         old = dict(self.old)
         self._run(lambda svc: [svc.set_salience(i, v) for i, v in old.items()])
+
+
+class Consolidate(_EngineCommand):
+    """A consolidation the dialog has just made; undo takes it back (originals return, the summary goes to the
+    trash), redo consolidates the same memories again."""
+
+    kind = "create"
+
+    def __init__(self, ctx: CommandContext, result: Any):
+        n = len(result.source_ids)
+        super().__init__(ctx, f"Consolidate {n} memories into “{result.memory.title}”")
+        self.source_ids = list(result.source_ids)
+        self.options = {"preserve_originals": result.trashed == 0, "title": result.memory.title,
+                        "category": result.memory.category}
+        self.summary = {"id": result.memory.id}  # the newest summary, set on the worker thread by a redo
+        self._made = True  # pushed after the fact: the first redo has nothing to do
+
+    def redo(self) -> None:
+        if self._made:
+            self._made = False
+            return
+        ids, options, summary = self.source_ids, self.options, self.summary
+
+        def again(svc):
+            result = svc.consolidate(ids, **options)
+            summary["id"] = result.memory.id
+            return result.memory
+
+        self._run(again)
+
+    def undo(self) -> None:
+        summary = self.summary
+        self._run(lambda svc: svc.undo_consolidation(summary["id"]))

@@ -4,8 +4,9 @@ The new memory records ``consolidated_from`` (the ids). The originals are kept (
 trash, where they stay restorable. Kept originals are marked ``superseded_by`` the new memory: default
 search then returns the consolidation once instead of it and all its sources (seed 001: consolidation
 improves search relevance), while listings, ``include_superseded`` searches and ``unsupersede`` still reach
-them. An original already superseded by another memory keeps that link. ``preview`` computes the same memory without writing anything, so the
-desktop app can show it before the user agrees.
+them. An original already superseded by another memory keeps that link. ``preview`` computes the same memory
+without writing anything, so the desktop app can show it before the user agrees; ``undo`` takes a
+consolidation back.
 """
 
 from __future__ import annotations
@@ -117,3 +118,26 @@ def consolidate(svc: MemoryService, items: Sequence[MemoryItem], *, preserve_ori
                 lambda it: None if it.superseded_by else replace(it, superseded_by=memory.id), skip_unreadable=True)
         return ConsolidationResult(memory, p.source_ids, 0)
     return ConsolidationResult(memory, p.source_ids, move_to_trash(svc.store, svc.vault, list(p.source_ids)))
+
+
+def undo(svc: MemoryService, summary_id: str) -> list[MemoryItem]:
+    """Take a consolidation back: its originals return (from the trash, or no longer superseded by the summary)
+    and the summary goes to the trash. Returns the originals that came back; one deleted for good since (the
+    trash emptied) cannot, and is left out."""
+    summary = svc.store.get(summary_id)
+    if summary is None:
+        raise MemoryNotFoundError(summary_id)
+    if not summary.consolidated_from:
+        raise ValidationError(f"{summary.title!r} is not the summary of a consolidation.", field="id")
+    kept = svc.store.get_many(summary.consolidated_from)
+    marked = [mid for mid, it in kept.items() if it.superseded_by == summary_id]
+    rewrite(svc.store, svc.vault, marked, lambda it: replace(it, superseded_by=None), skip_unreadable=True)
+    for mid in summary.consolidated_from:
+        if mid not in kept:
+            try:
+                svc.restore(mid)
+            except MemoryNotFoundError:
+                continue
+    svc.delete(summary_id)
+    back = svc.store.get_many(summary.consolidated_from)
+    return [back[mid] for mid in summary.consolidated_from if mid in back]

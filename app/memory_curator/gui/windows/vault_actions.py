@@ -7,6 +7,7 @@ from pathlib import Path
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QFileDialog, QMenu, QMessageBox
 
+from memory_curator.gui import commands
 from memory_curator.gui.windows.consolidate_dialog import ConsolidateDialog
 from memory_curator.gui.windows.import_dialog import ImportDialog
 from memory_curator.gui.windows.settings_dialog import SettingsDialog
@@ -99,6 +100,7 @@ class VaultActions:
 
     def _consolidate_dialog(self) -> ConsolidateDialog:
         dialog = ConsolidateDialog(self.w.engine, self.w)
+        dialog.consolidated.connect(lambda result: self.w.undo_stack.push(commands.Consolidate(self.w, result)))
         dialog.consolidated.connect(lambda _v: self.w._after_change("create", None))
         self.consolidate_dialog = dialog
         return dialog
