@@ -49,10 +49,15 @@ def test_drop_a_pdf_and_a_markdown_file(harness, vault_dir, seeded, tmp_path, qt
     broken.write_bytes(b"%PDF-1.4 this is not really a pdf")
     w = harness.open(vault_dir)
 
+    shown_while_running: list[int] = []
     drop_files(w, [pdf, md, broken])
     dialog = w.vault_actions.import_dialog
+    # Each file's row appears as soon as that file is done, before the import as a whole finishes.
+    dialog.results.rowsInserted.connect(lambda *_: shown_while_running.append(dialog.results.rowCount())
+                                        if dialog.running else None)
     with harness.qtbot.waitSignal(dialog.finished_import, timeout=30000) as blocker:
         pass
+    assert shown_while_running == [1, 2, 3]
     report = blocker.args[0]
     by_name = {Path(f.path).name: f for f in report.files}
     assert by_name["meeting.pdf"].status == "imported" and by_name["notes.md"].status == "imported"

@@ -10,7 +10,7 @@ import functools
 import logging
 import shutil
 import time
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
@@ -37,7 +37,7 @@ from memory_curator.core.index import db
 from memory_curator.core.index.store import FROM_MEMORIES, MEMORY_COLUMNS, IndexStore, parse_dt
 from memory_curator.core.ingest import exports as ingest_exports
 from memory_curator.core.ingest import importer as ingest_importer
-from memory_curator.core.ingest.report import ImportReport
+from memory_curator.core.ingest.report import FileResult, ImportReport
 from memory_curator.core.lifecycle import access, batches, consolidation, decay, dedup, grouping, supersede
 from memory_curator.core.lifecycle import fields as item_fields
 from memory_curator.core.lifecycle.importance import ImportanceScore
@@ -867,15 +867,17 @@ class MemoryService:
     # -- import / export ------------------------------------------------------------------------------
 
     def import_paths(self, paths: Sequence[str | Path], *, category: str | None = None,
-                     progress: ProgressFn | None = None, cancel: CancelToken | None = None) -> ImportReport:
+                     progress: ProgressFn | None = None, cancel: CancelToken | None = None,
+                     on_file: Callable[[FileResult], None] | None = None) -> ImportReport:
         """Import files and folders (markdown, text, PDF, JSON/JSONL exports); see ``core/ingest``.
         Documents go to ``category`` (default ``context``); memories of this app keep their own fields.
-        One file failing never stops the others; a cancel keeps what was imported (``report.cancelled``)."""
+        One file failing never stops the others; a cancel keeps what was imported (``report.cancelled``).
+        ``on_file`` gets each file's result as soon as it is known."""
         target = validate_category(category) if category is not None else None
         return ingest_importer.import_paths(
             paths, save=self.save_batch, exists=lambda mid: self.store.file_info(mid) is not None,
             category=target, max_text_bytes=self.config.max_content_bytes, vault_root=self.vault.root,
-            progress=progress, cancel=cancel)
+            progress=progress, cancel=cancel, on_file=on_file)
 
     def import_memories(self, source_path: str | Path, *, category: str | None = None) -> int:
         """The seed's API: import a file or folder; returns how many memories were created."""

@@ -69,8 +69,10 @@ def collect(paths: Iterable[str | os.PathLike]) -> list[tuple[Path, str | None]]
 
 def import_paths(paths: Sequence[str | os.PathLike], *, save: SaveFn, exists: ExistsFn, category: str | None,
                  max_text_bytes: int, vault_root: Path | None = None, progress: ProgressFn | None = None,
-                 cancel: CancelToken | None = None) -> ImportReport:
-    """Import every file of ``paths``; files inside ``vault_root`` are skipped (they are memories already)."""
+                 cancel: CancelToken | None = None,
+                 on_file: Callable[[FileResult], None] | None = None) -> ImportReport:
+    """Import every file of ``paths``; files inside ``vault_root`` are skipped (they are memories already).
+    ``on_file`` gets each file's result as soon as it is final, so a window can list them as they come."""
     files = collect(paths)
     report = ImportReport()
     tracker = Tracker(len(files), progress, cancel)
@@ -92,6 +94,8 @@ def import_paths(paths: Sequence[str | os.PathLike], *, save: SaveFn, exists: Ex
                 result.error = "is inside this vault already"
             else:
                 _import_file(result, path, kind, save, exists, category, max_text_bytes, now, cancel)
+            if on_file is not None:
+                on_file(result)
             tracker.step(1, path.name)
         except Cancelled:
             report.cancelled = True

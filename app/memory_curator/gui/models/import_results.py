@@ -1,5 +1,5 @@
-"""Per-file import results (file, result, memories, details) over an ImportReport, without copying it
-into thousands of cell items: a 1,000-file import is listed at once."""
+"""Per-file import results (file, result, memories, details), listed as each file finishes and then over
+the whole ImportReport, without copying it into thousands of cell items: a 1,000-file import lists at once."""
 
 from __future__ import annotations
 
@@ -7,13 +7,20 @@ from pathlib import Path
 
 from PySide6.QtCore import QModelIndex, QPersistentModelIndex, Qt
 
-from memory_curator.gui.models.table import RowsTableModel
+from memory_curator.gui.models.table import ROOT, RowsTableModel
 
 COLUMNS = ("File", "Result", "Memories", "Details")
 
 
 class ImportResultsModel(RowsTableModel):
     columns = COLUMNS
+
+    def append(self, result) -> None:
+        """One file's result while the import runs (``set_report`` puts the failures first at the end)."""
+        row = len(self._rows)
+        self.beginInsertRows(ROOT, row, row)
+        self._rows.append(result)
+        self.endInsertRows()
 
     def set_report(self, report) -> None:
         self.beginResetModel()

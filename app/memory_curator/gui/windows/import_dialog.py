@@ -27,6 +27,7 @@ from memory_curator.gui.worker import Engine, Request
 
 class ImportDialog(QDialog):
     finished_import = Signal(object)  # the ImportReport
+    file_imported = Signal(object)  # one FileResult, emitted on the engine's thread as each file finishes
 
     def __init__(self, engine: Engine, parent=None):
         super().__init__(parent)
@@ -55,6 +56,7 @@ class ImportDialog(QDialog):
         self.close_button = QPushButton("Close")
         self.cancel_button.clicked.connect(self.cancel)
         self.close_button.clicked.connect(self.close)
+        self.file_imported.connect(self.results.append)  # queued: the engine emits it from its thread
         buttons = QHBoxLayout()
         buttons.addWidget(self.message, 1)
         buttons.addWidget(self.cancel_button)
@@ -79,7 +81,8 @@ class ImportDialog(QDialog):
         self.results.set_report(None)
         self.message.setText("Reading files…")
         self.cancel_button.setEnabled(True)
-        req = self.engine.call("import_paths", [str(p) for p in paths], category=category, long=True)
+        req = self.engine.call("import_paths", [str(p) for p in paths], category=category, long=True,
+                               on_file=self.file_imported.emit)
         req.progress.connect(self._on_progress)
         req.done.connect(self._on_done)
         req.failed.connect(self._on_failed)
