@@ -84,7 +84,7 @@ def _start_helper(root: str, stats: Sequence[FileStat]) -> subprocess.Popen | No
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [package_parent, os.environ.get("PYTHONPATH")]))}
     try:
         proc = subprocess.Popen([sys.executable, "-m", __name__], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                env=env)
+                                env=env, creationflags=getattr(subprocess, "CREATE_NO_WINDOW", 0))  # no console flash
     except OSError as exc:
         log.warning("No helper process for reading files (%s); reading them here.", exc)
         return None
