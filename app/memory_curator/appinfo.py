@@ -15,10 +15,14 @@ ICON_SIZES = (16, 32, 48, 64, 128, 256, 512)
 
 
 def resources_dir() -> Path:
-    """``resources/``: beside the code in a PyInstaller build, at the top of the source tree otherwise."""
+    """``resources/``: beside the code in a PyInstaller build, inside the package when installed from a wheel
+    (setup.py copies it there), at the top of the source tree otherwise."""
     bundle = getattr(sys, "_MEIPASS", None)  # set by PyInstaller's bootloader in a frozen build
     if bundle:
         return Path(bundle) / "resources"
+    packaged = Path(__file__).resolve().parent / "resources"
+    if packaged.is_dir():
+        return packaged
     return Path(__file__).resolve().parents[2] / "resources"
 
 

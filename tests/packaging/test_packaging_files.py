@@ -166,3 +166,27 @@ def test_install_script_refuses_to_run_without_the_program(unpacked_archive, tmp
     result = subprocess.run(["sh", str(unpacked_archive / "install.sh")], env=env, capture_output=True, text=True)
     assert result.returncode == 1 and "unpacked archive" in result.stderr
     assert not (tmp_path / "p").exists()
+
+
+def test_a_wheel_carries_the_resources_and_finds_them_installed(tmp_path):
+    """`pip install memory-curator` from a wheel: the icons and the sample vault travel inside the package."""
+    import sys
+    import zipfile
+
+    root = Path(__file__).resolve().parents[2]
+    subprocess.run([sys.executable, "-m", "pip", "wheel", str(root), "--no-deps", "--no-build-isolation", "-q",
+                    "-w", str(tmp_path / "dist")], check=True, cwd=tmp_path, capture_output=True)
+    (wheel,) = (tmp_path / "dist").glob("memory_curator-*.whl")
+    with zipfile.ZipFile(wheel) as zf:
+        names = set(zf.namelist())
+        zf.extractall(tmp_path / "site")
+    for path in resources_dir().rglob("*"):
+        if path.is_file():
+            assert "memory_curator/resources/" + path.relative_to(resources_dir()).as_posix() in names
+    # Installed, it finds them inside the package (-S: no site-packages, so not this checkout's editable install).
+    code = ("from memory_curator.appinfo import resources_dir, icon_svg; "
+            "print(resources_dir()); assert (resources_dir() / 'sample_vault').is_dir() and icon_svg().is_file()")
+    out = subprocess.run([sys.executable, "-S", "-c", code], cwd=tmp_path, capture_output=True, text=True,
+                         env={**os.environ, "PYTHONPATH": str(tmp_path / "site")})
+    assert out.returncode == 0, out.stderr
+    assert Path(out.stdout.strip()) == tmp_path / "site" / "memory_curator" / "resources"
