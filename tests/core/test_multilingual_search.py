@@ -132,6 +132,17 @@ def test_hybrid_ranks_japanese_memories_at_least_as_well_as_keyword(svc_local):
 
 
 @pytest.mark.model
+def test_a_japanese_query_lists_no_noise_from_an_english_only_model(svc_local):
+    # The semantic list is ignored for a Japanese query the model cannot read: memories it alone found have no
+    # evidence and are not listed (they used to trail the keyword hits with a score of 0).
+    ids = fill(svc_local, JAPANESE)
+    fill(svc_local, ENGLISH)
+    results = svc_local.search("チャンク分割", mode="hybrid", limit=20)
+    assert results and results[0].memory.id == ids["chunk"]
+    assert all(r.score > 0 and r.explanation.keyword_rank for r in results)
+
+
+@pytest.mark.model
 def test_an_english_query_does_not_bury_a_japanese_memory_it_names(svc_local):
     """The query is English, so its semantic weight stays full; the mostly-Japanese memory's vector is noise
     and must not push it below English memories that keyword search does not find at all."""

@@ -314,9 +314,11 @@ def run(
         c.fused = kc + sc
         c.extras = {"kc": kc, "sc": sc}
 
-    # Ties (e.g. semantic-only hits at weight 0) fall back to the better semantic rank, then keyword rank.
+    # A candidate whose only evidence carries no weight (a semantic hit the model cannot read, with the
+    # semantic list ignored for this query) is noise, not a result. Ties fall back to the better semantic
+    # rank, then the keyword rank.
     ordered = sorted(
-        cands.values(),
+        (c for c in cands.values() if c.fused > 0),
         key=lambda c: (-c.fused, c.semantic_rank or 10**9, c.keyword_rank or 10**9),
     )
     ordered, items = _load_items(store, ordered, len(ordered) if sort_by != "relevance" else limit)
