@@ -67,3 +67,13 @@ def test_ollama_unreachable_keyword_search_still_works(harness, vault_dir, seede
 def test_japanese_query_finds_japanese_memory(harness, vault_dir, seeded):
     harness.open(vault_dir)
     assert search(harness, "データベース", "keyword")[0] == "データベースの決定"
+
+
+def test_snippets_show_text_not_markdown_markup():
+    from memory_curator.gui.models.results import highlight, plain_excerpt
+
+    md = ("# Vector store: **SQLite** with sqlite-vec\n\n**Decision:** use it.\n- item one, see [the docs](http://x)\n"
+          "```bash\nollama serve\n```\n> quoted `code` and content_snippet, 2*3*4")
+    assert plain_excerpt(md) == ("Vector store: SQLite with sqlite-vec Decision: use it. item one, see the docs "
+                                 "ollama serve quoted code and content_snippet, 2*3*4")
+    assert highlight(md, ["sqlite"]).startswith("Vector store: <b>SQLite</b> with")

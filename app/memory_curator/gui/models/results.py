@@ -21,9 +21,28 @@ def _term_pattern(term: str) -> str:
     return rf"\b{re.escape(term)}\b" if term.isascii() else re.escape(term)
 
 
+# Markdown markup that means nothing in a one-line excerpt; emphasis markers go only where they wrap words,
+# so snake_case names and 2*3 keep their characters.
+_MARKUP = [
+    (re.compile(r"^ {0,3}(?:#{1,6}|>|[-*+]|\d+[.)])[ \t]+", re.MULTILINE), ""),  # headings, quotes, list items
+    (re.compile(r"^ {0,3}(?:```|~~~).*$", re.MULTILINE), ""),  # code fences
+    (re.compile(r"!?\[([^\]\n]*)\]\([^)\n]*\)"), r"\1"),  # links and images: their text
+    (re.compile(r"(\*\*|__|~~)(?=\S)(.+?)(?<=\S)\1"), r"\2"),
+    (re.compile(r"(?<![\w*])\*(?=\S)([^*\n]+?)(?<=\S)\*(?![\w*])"), r"\1"),
+    (re.compile(r"`([^`\n]*)`"), r"\1"),
+]
+
+
+def plain_excerpt(snippet: str) -> str:
+    """``snippet`` (markdown) as one line of plain text: no heading hashes, bullets, emphasis or link syntax."""
+    for pattern, repl in _MARKUP:
+        snippet = pattern.sub(repl, snippet)
+    return " ".join(snippet.split())
+
+
 def highlight(snippet: str, terms: list[str]) -> str:
-    """HTML-escaped ``snippet`` with every occurrence of a term (case-insensitive) in bold."""
-    text = " ".join(snippet.split())
+    """HTML-escaped ``snippet`` as plain text, with every occurrence of a term (case-insensitive) in bold."""
+    text = plain_excerpt(snippet)
     words = sorted({t for t in terms if len(t) > 2 or not t.isascii()}, key=len, reverse=True)
     if not words:
         return html.escape(text)
@@ -75,7 +94,7 @@ class SearchResultsModel(RowsTableModel):
             return None
         col = index.column()
         if role == Qt.ItemDataRole.DisplayRole:
-            snippet = " ".join(r.matched_snippet.split())
+            snippet = plain_excerpt(r.matched_snippet)
             return (f"{r.score:.3f}", r.memory.title, r.memory.category, f"{r.memory.salience:.2f}", snippet)[col]
         if role == HtmlRole and col == SNIPPET_COLUMN:
             return self._html[index.row()]
