@@ -68,7 +68,7 @@ def chunks(vault: Vault, stats: Sequence[FileStat], *, helper: bool | None = Non
             while done < len(parts):
                 try:
                     rows = pickle.load(proc.stdout)  # type: ignore[arg-type]
-                except (OSError, EOFError, pickle.UnpicklingError) as exc:
+                except Exception as exc:  # noqa: BLE001 - whatever a dying helper left half-written, read here instead
                     log.warning("The helper process stopped (%s); reading the remaining files here.", exc or "exited")
                     break
                 done += 1
