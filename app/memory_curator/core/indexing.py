@@ -197,6 +197,7 @@ def sync(store: IndexStore, vault: Vault, tracker: Tracker | None = None, *, fre
         threading.Thread(target=_read_ahead, args=(vault, changed), daemon=True, name="vault-read-ahead").start()
     if fresh:
         _insert_all(store, vault, [on_disk[rel] for rel in changed], seen_ids, report, tracker)
+        store.optimize_fulltext()
     else:
         _index_changed(store, vault, changed, on_disk, indexed, seen_ids, known_problems, report, tracker)
     with store.transaction():
