@@ -74,3 +74,17 @@ def test_the_app_run_as_a_program_honours_the_smoke_variable(seeded, vault_dir, 
     assert result.returncode == 0, result.stderr
     assert "smoke: window shown" in result.stdout
     assert "smoke: keyword search 'sqlite': 2 results" in result.stdout
+
+
+def test_the_smoke_check_of_a_first_run_asks_nothing(tmp_path):
+    """The README's start command on a fresh machine: no --vault, an empty default vault. The first-run
+    question (start from the sample vault?) would wait for an answer that an unattended check never gives."""
+    env = {**os.environ, SMOKE_ENV: "sqlite", "QT_QPA_PLATFORM": "offscreen", "HOME": str(tmp_path),
+           "XDG_CONFIG_HOME": str(tmp_path / "config"), "XDG_DATA_HOME": str(tmp_path / "data"),
+           "OLLAMA_HOST": "http://127.0.0.1:9"}
+    env.pop("MEMORY_CURATOR_VAULT", None)
+    result = subprocess.run([sys.executable, "-m", "memory_curator"], env=env, capture_output=True, text=True,
+                            timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert f"window shown (Memory Curator — {tmp_path / 'data' / 'memory-curator' / 'vault'})" in result.stdout
+    assert "smoke: keyword search 'sqlite': 0 results" in result.stdout

@@ -65,9 +65,10 @@ def run(vault: Path | None = None, argv: list[str] | None = None) -> int:
     app = create_app(argv)
     settings = AppSettings()
     window = MainWindow(settings)
-    window.open_vault(choose_vault(settings, vault))
-    window.show()
     smoke_query = os.environ.get(SMOKE_ENV)
+    # A self-check runs unattended: no first-run question may wait for an answer.
+    window.open_vault(choose_vault(settings, vault, ask=not smoke_query))
+    window.show()
     if smoke_query:
         _check = start_smoke_check(app, window, smoke_query)  # noqa: F841 - kept alive until exec returns
     return app.exec()
