@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -96,6 +97,7 @@ class IndexStore:
     def __init__(self, conn: Connection, root: Path):
         self.conn = conn
         self.root = root
+        self._root_str = str(root)
         self.vectors = VectorTable(conn)
         self._depth = 0
         self._content_changed = False
@@ -229,7 +231,7 @@ class IndexStore:
             id=row[1],
             title=row[2],
             category=row[3],
-            file_path=str(self.root / row[4]),
+            file_path=self._abs(row[4]),
             salience=row[5],
             created_at=parse_dt(row[6]),  # type: ignore[arg-type]
             updated_at=parse_dt(row[7]),  # type: ignore[arg-type]
@@ -243,6 +245,10 @@ class IndexStore:
             importance=override if override is not None else (row[16] if row[16] is not None else 0.5),
             **optional,
         )
+
+    def _abs(self, rel: str) -> str:
+        # str(root / rel) without pathlib, which was a fifth of turning rows into items (search, list pages).
+        return os.path.join(self._root_str, rel if os.sep == "/" else rel.replace("/", os.sep))
 
     def get(self, memory_id: str) -> MemoryItem | None:
         row = self.conn.execute(f"SELECT {MEMORY_COLUMNS} FROM {FROM_MEMORIES} WHERE m.id = ?", (memory_id,)).fetchone()
