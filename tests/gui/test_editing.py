@@ -76,6 +76,25 @@ def test_vault_health_lists_problems_and_repairs(harness, vault_dir, seeded):
     assert w.list_model.rowCount() == len(seeded) + 1
 
 
+def test_rebuild_from_the_window_reads_files_in_the_helper_process(harness, vault_dir, seeded, monkeypatch):
+    # The engine's worker thread starts the helper process and reads its rows, as for a large vault.
+    from memory_curator.core import bulk_read
+
+    monkeypatch.setattr(bulk_read, "HELPER_MIN_FILES", 1)
+    monkeypatch.setattr(bulk_read, "CHUNK", 2)
+    started = []
+    real_start = bulk_read._start_helper
+    monkeypatch.setattr(bulk_read, "_start_helper", lambda *a: started.append(real_start(*a)) or started[-1])
+    w = harness.open(vault_dir)
+    w.show_pane(w.health)
+    w.health.buttons["rebuild"].click()
+    harness.qtbot.waitUntil(lambda: bool(started) and started[0].returncode is not None, timeout=30000)
+    harness.idle()
+    assert started[0].returncode == 0  # the helper ran from the worker thread, sent everything and exited
+    harness.qtbot.waitUntil(lambda: w.list_model.rowCount() == len(seeded))
+    assert w.health.unreadable.count() == 0
+
+
 def test_closing_with_unsaved_changes_asks(harness, vault_dir, seeded):
     w = harness.open(vault_dir)
     select_title(harness, "Deploy rule")

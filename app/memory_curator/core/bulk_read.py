@@ -74,7 +74,7 @@ def chunks(vault: Vault, stats: Sequence[FileStat], *, helper: bool | None = Non
                 done += 1
                 yield rows
         finally:
-            _stop(proc)
+            _stop(proc, finished=done == len(parts))
     for part in parts[done:]:
         yield read_rows(root, part)
 
@@ -99,7 +99,13 @@ def _start_helper(root: str, stats: Sequence[FileStat]) -> subprocess.Popen | No
     return proc
 
 
-def _stop(proc: subprocess.Popen) -> None:
+def _stop(proc: subprocess.Popen, *, finished: bool = False) -> None:
+    """Wait for a helper that has sent everything to exit on its own; kill one stopped early."""
+    if finished:
+        try:
+            proc.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            pass
     if proc.poll() is None:
         proc.kill()
     proc.wait()
