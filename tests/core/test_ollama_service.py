@@ -254,3 +254,16 @@ def test_dimension_change_while_in_use_is_caught_by_the_embedder(vault_dir, olla
         with pytest.raises(DimensionMismatch, match="128-dimensional vector after 384"):
             svc.save(BUDGET)
         assert svc.store.vectors.count() == 1 and svc.count() == 2
+
+
+def test_rebuild_stands_while_ollama_is_down(vault_dir, ollama_server, ollama_config):
+    """The rebuild reads the files whether or not the embedder answers; embedding waits for reindex_missing."""
+    with MemoryService.open(vault_dir, embedder="ollama", config=ollama_config) as svc:
+        saved = svc.save(DOG)
+        ollama_server.stop()
+        report = svc.rebuild_index()  # embeds by default
+        assert report.added == 1 and svc.stats().unembedded_count == 1
+        assert any("embedding waits" in w for w in svc.last_warnings)
+        assert _ids(svc.search("dog walk", mode="keyword")) == [saved.id]
+        ollama_server.start()
+        assert svc.reindex_missing() == 1

@@ -240,8 +240,10 @@ def cmd_stats(args, vault, config):
 def cmd_rebuild(args, vault, config):
     with open_service(args, vault, config) as svc:
         bar = output.ProgressPrinter("rebuilding")
-        report = svc.rebuild_index(embed=svc.embedder is not None and svc.embedder_status().available, progress=bar)
+        report = svc.rebuild_index(progress=bar)
         bar.finish()
+        for warning in svc.last_warnings:
+            output.warn(warning)
         data = {"memories": report.added, "problems": [{"path": p, "reason": r} for p, r in report.problems]}
         if args.json:
             output.emit_json(data)

@@ -834,11 +834,17 @@ class MemoryService:
 
     def rebuild_index(self, *, embed: bool = True, progress: ProgressFn | None = None,
                       cancel: CancelToken | None = None) -> indexing.SyncReport:
-        """Drop the index rows and read every file again; then embed them unless ``embed`` is False."""
+        """Drop the index rows and read every file again; then embed them unless ``embed`` is False. Without
+        an embedder, or with one that is down, the rebuild still stands: the memories wait for
+        ``reindex_missing`` and ``last_warnings`` says why."""
         report = indexing.rebuild(self.store, self.vault, Tracker(0, progress, cancel))
         self.last_sync = report
-        if embed:
-            self.reindex_missing(progress=progress, cancel=cancel)
+        self.last_warnings = ()
+        if embed and self._embedder is not None:
+            try:
+                self.reindex_missing(progress=progress, cancel=cancel)
+            except EmbedderUnavailable as exc:
+                self.last_warnings = (f"Index rebuilt; embedding waits until the embedder is back ({exc}).",)
         return report
 
     def reindex_missing(self, *, progress: ProgressFn | None = None, cancel: CancelToken | None = None,
