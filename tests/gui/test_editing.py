@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from gui_helpers import answer_next_box, file_text, select_title
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QMessageBox
@@ -95,6 +96,24 @@ def test_rebuild_from_the_window_reads_files_in_the_helper_process(harness, vaul
     assert w.health.unreadable.count() == 0
     # A keyword-only vault has nothing to embed with: the rebuild is done, not failed.
     harness.qtbot.waitUntil(lambda: w.status.currentMessage() == "Rebuilding index: done.")
+
+
+def test_a_keyword_only_vault_is_healthy_without_embeddings(harness, vault_dir, seeded):
+    w = harness.open(vault_dir)  # opened without an embedder
+    w.show_pane(w.health)
+    harness.qtbot.waitUntil(lambda: "keyword-only" in w.health.summary.text())
+    assert w.health.unembedded.count() == len(seeded)  # still listed, as facts
+    assert not w.health.buttons["embed"].isEnabled() and "Settings" in w.health.buttons["embed"].toolTip()
+
+
+@pytest.mark.model
+def test_embed_missing_from_vault_health(harness, vault_dir, seeded, local_embedder):
+    w = harness.open(vault_dir, embedder=local_embedder)
+    w.show_pane(w.health)
+    harness.qtbot.waitUntil(lambda: w.health.buttons["embed"].isEnabled() and w.health.unembedded.count() > 0)
+    w.health.buttons["embed"].click()
+    harness.qtbot.waitUntil(lambda: w.health.unembedded.count() == 0, timeout=30000)
+    assert "healthy" in w.health.summary.text()
 
 
 def test_closing_with_unsaved_changes_asks(harness, vault_dir, seeded):

@@ -213,7 +213,7 @@ class MainWindow(QMainWindow):
     def refresh_status(self) -> None:
         req = self.engine.run(lambda svc: (svc.embedder_status(), svc.stats().unembedded_count), key="status",
                               read=True)
-        req.done.connect(lambda v: self.status.show_embedder(*v))
+        req.done.connect(lambda v: (self.status.show_embedder(*v), self.health.set_embedder(v[0])))
 
     def refresh_health(self) -> None:
         req = self.engine.call("health", key="health", read=True)
