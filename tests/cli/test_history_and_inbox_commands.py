@@ -37,6 +37,7 @@ def test_inbox_list_approve_reject(cli):
     assert cli("inbox", "approve", a).code == 0
     assert cli("inbox", "reject", b).code == 0
     assert cli("inbox", "--json").json == []
+    assert "the review inbox is empty" in cli("inbox").out
     assert cli("get", b).code == 1
 
 

@@ -85,6 +85,8 @@ def cmd_inbox(args, vault, config):
             for it in items:
                 p = Provenance.of(it)
                 print(f"{output.item_line(it)}  from {p.client or '?'} session {p.session or '-'} at {p.time}")
+            if not items:
+                print("the review inbox is empty" + ("" if svc.inbox.enabled else " (and off: `inbox on`)"))
             return 0
         action = svc.inbox.approve(args.ids) if args.action == "approve" else svc.inbox.reject(args.ids)
         done = {"approve": "approved", "reject": "moved to the trash"}[action.kind]
