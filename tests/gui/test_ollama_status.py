@@ -33,3 +33,29 @@ def test_status_bar_follows_ollama(harness, vault_dir, seeded, ollama):
     harness.qtbot.waitUntil(lambda: "keyword results" in w.status.currentMessage())
     w.refresh_status()
     harness.qtbot.waitUntil(lambda: "not reachable" in w.status.embedder.text().lower(), timeout=10000)
+
+
+@pytest.mark.model
+@pytest.mark.parametrize("switch", [True, False], ids=["switch", "keep"])
+def test_a_vault_with_another_model_offers_the_switch(harness, vault_dir, seeded, ollama, local_embedder, switch):
+    """Settings say "local", the vault's vectors come from Ollama: opening asks instead of failing, and
+    switching re-embeds every memory with the new model in the background."""
+    from gui_helpers import answer_next_box
+    from PySide6.QtWidgets import QMessageBox
+
+    from memory_curator.core.config import MemoryConfig
+    from memory_curator.core.service import MemoryService
+    from memory_curator.core.vault.settings import VaultSettings
+
+    with MemoryService.open(vault_dir, embedder="ollama", config=MemoryConfig(ollama_host=ollama.url)) as svc:
+        svc.reindex_missing()
+    answer_next_box(QMessageBox.StandardButton.Yes if switch else QMessageBox.StandardButton.No)
+    w = harness.open(vault_dir, embedder=local_embedder)  # the vault opens either way
+    harness.idle(timeout=60000)
+    expected = "local:all-MiniLM-L6-v2" if switch else "ollama:nomic-embed-text"
+    harness.qtbot.waitUntil(lambda: VaultSettings(vault_dir / ".memory-curator").embedding().key == expected,
+                            timeout=60000)
+    harness.idle(timeout=60000)
+    w.refresh_status()
+    harness.qtbot.waitUntil(lambda: w.status.pending.text() == "all embedded", timeout=30000)
+    assert w.list_model.rowCount() == len(seeded)

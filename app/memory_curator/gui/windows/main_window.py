@@ -24,6 +24,7 @@ from PySide6.QtWidgets import (
 )
 
 from memory_curator.core.embed.base import Embedder
+from memory_curator.core.errors import ValidationError
 from memory_curator.core.model import MemoryItem, SearchResult
 from memory_curator.gui import commands
 from memory_curator.gui.about import show_about
@@ -62,6 +63,8 @@ class MainWindow(QMainWindow):
         self._current_filter = ListFilter()
         self._switching = False
         self._pending_save: dict | None = None  # the editor values being saved, to know when it is clean
+        self._requested_embedder: str | Embedder = settings.embedder
+        self._switch_model_after_open: tuple[str, str | None] | None = None  # chosen when the models differed
         self.setWindowTitle("Memory Curator")
         self.setAcceptDrops(True)
         self.resize(1280, 800)
@@ -158,7 +161,8 @@ class MainWindow(QMainWindow):
             self.engine.deleteLater()
         self.undo_stack.clear()
         self.editor.load(None)
-        self.engine = Engine(Path(path), self.settings.memory_config(), embedder or self.settings.embedder, self)
+        self._requested_embedder = embedder or self.settings.embedder
+        self.engine = Engine(Path(path), self.settings.memory_config(), self._requested_embedder, self)
         self.list_model.set_engine(self.engine)
         self.results_model.set_results("", [])
         self.engine.opened.connect(lambda _svc: self._on_opened(Path(path)))
@@ -175,11 +179,38 @@ class MainWindow(QMainWindow):
         self.refresh_status()
         self.inbox.set_engine(self.engine)
         self.run_long("sync", "Reading changes made while the app was closed…")  # then refreshes everything
+        if self._switch_model_after_open is not None:
+            provider, model = self._switch_model_after_open
+            self._switch_model_after_open = None
+            self.run_long("change_embedder", f"Embedding every memory with {model or provider}…",
+                          provider=provider, model=model)
         self.vault_opened.emit(path)
 
     def _on_open_failed(self, exc: object) -> None:
         self.status.embedder.setText("No vault open")
+        if isinstance(exc, ValidationError) and exc.field == "embedder" and self.engine is not None:
+            self._offer_model_switch(self.engine.vault, exc)
+            return
         QMessageBox.critical(self, "Cannot open the vault", f"{exc}\n\nChoose another folder with File › Open vault.")
+
+    def _offer_model_switch(self, path: Path, exc: ValidationError) -> None:
+        """The vault's vectors come from another model than the one chosen in Settings: switching is an
+        explicit step (every memory is embedded again), so ask; either way the vault opens."""
+        requested = self._requested_embedder
+        if isinstance(requested, str):
+            provider = requested
+            model = self.settings.memory_config().ollama_model if provider == "ollama" else None
+        else:
+            provider, model = requested.provider, requested.model
+        box = QMessageBox(QMessageBox.Icon.Question, "Another embedding model",
+                          f"{exc}\n\nSwitch this vault to {model or provider}? Every memory is embedded again in "
+                          "the background; until then search works by keyword.",
+                          QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No, self)
+        box.button(QMessageBox.StandardButton.Yes).setText(f"Switch to {model or provider}")
+        box.button(QMessageBox.StandardButton.No).setText("Keep the vault's model")
+        switch = box.exec() == QMessageBox.StandardButton.Yes
+        self._switch_model_after_open = (provider, model) if switch else None
+        self.open_vault(path, embedder="auto")  # the vault's own model (or keyword search while it is away)
 
     # -- refreshing -----------------------------------------------------------------------------------
 
