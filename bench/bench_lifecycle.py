@@ -8,7 +8,6 @@
 from __future__ import annotations
 
 import argparse
-import os
 import random
 import sys
 import tempfile
@@ -19,7 +18,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "app"))
 
-from timing import print_table, row  # noqa: E402
+from timing import print_load, print_table, row  # noqa: E402
 
 from memory_curator.core.config import MemoryConfig  # noqa: E402
 from memory_curator.core.embed.local import LocalEmbedder  # noqa: E402
@@ -98,7 +97,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--repeat", type=int, default=5)
     ap.add_argument("--workdir", type=Path)
     args = ap.parse_args(argv)
-    print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores (figures scale with it)")
+    print_load()
     print_table(run(args.repeat, args.workdir))
     return 0
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import random
 import sys
 import tempfile
@@ -19,7 +18,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "app"))
 
-from timing import print_table  # noqa: E402
+from timing import print_load, print_table  # noqa: E402
 
 from memory_curator.core.config import MemoryConfig  # noqa: E402
 from memory_curator.core.index import db, migrations  # noqa: E402
@@ -89,7 +88,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--n", type=int, default=100_000)
     ap.add_argument("--workdir", type=Path)
     args = ap.parse_args(argv)
-    print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores (figures scale with it)")
+    print_load()
     print_table(run(args.n, args.workdir))
     return 0
 

@@ -2,9 +2,15 @@
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Callable, Iterable
 from typing import Any
+
+
+def print_load() -> None:
+    """What else the machine is doing: every figure scales with it."""
+    print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores (figures scale with it)")
 
 
 def percentile(values: list[float], p: float) -> float:
