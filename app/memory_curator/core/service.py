@@ -52,6 +52,7 @@ from memory_curator.core.model import (
     utcnow,
 )
 from memory_curator.core.progress import CancelToken, ProgressFn, Tracker
+from memory_curator.core.text import tokens
 from memory_curator.core.vault.codec import (
     check_salience,
     new_id,
@@ -796,7 +797,7 @@ class MemoryService:
         words = [k.strip() for k in keywords if k and k.strip()]
         if not words:
             raise ValidationError("Give at least one keyword.", field="keywords")
-        phrases = ['"' + w.replace('"', '""') + '"' for w in words]
+        phrases = [tokens.phrase(w) for w in words]
         expr = ("{keywords} : (" + (" AND " if match_all else " OR ").join(phrases) + ")")
         where, params = search.Filters().sql()  # superseded and expired memories are hidden, as in search
         rows = self.store.conn.execute(

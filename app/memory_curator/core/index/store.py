@@ -15,7 +15,7 @@ from memory_curator.core.index import migrations
 from memory_curator.core.index.db import Connection, connect
 from memory_curator.core.index.vectors import VectorTable
 from memory_curator.core.model import MemoryItem, VaultProblem, utcnow
-from memory_curator.core.text.tokens import index_text
+from memory_curator.core.text.tokens import index_text, phrase
 from memory_curator.core.vault.codec import format_dt
 
 _OPTIONAL = (
@@ -300,7 +300,7 @@ class IndexStore:
         if not words:
             return []
         probes = ", ".join(["EXISTS (SELECT 1 FROM memories_fts WHERE memories_fts MATCH ?)"] * len(words))
-        phrases = ['"' + w.replace('"', '""') + '"' for w in words]
+        phrases = [phrase(w) for w in words]
         return [bool(v) for v in self.conn.execute(f"SELECT {probes}", phrases).fetchone()]
 
     # -- chunks ---------------------------------------------------------------------------------------

@@ -69,7 +69,8 @@ def query_terms(query: str) -> list[str]:
     return list(seen)
 
 
-def _quote(term: str) -> str:
+def phrase(term: str) -> str:
+    """``term`` as an FTS5 string: searched as text, never parsed as query syntax."""
     return '"' + term.replace('"', '""') + '"'
 
 
@@ -84,7 +85,7 @@ def fts_match(terms: list[str], prefixes: Collection[str] = ()) -> str | None:
     """An FTS5 MATCH expression that ORs the terms; those in ``prefixes`` also match longer words. Every term
     is quoted, so user input such as ``AND``, ``NEAR(``, ``"`` or ``*`` is always searched as text and never
     parsed as syntax."""
-    parts = [_quote(t) + ("*" if t in prefixes and can_prefix(t) else "") for t in terms]
+    parts = [phrase(t) + ("*" if t in prefixes and can_prefix(t) else "") for t in terms]
     return " OR ".join(parts) if parts else None
 
 
@@ -93,4 +94,4 @@ def stem_match(terms: list[str]) -> str | None:
     -> ``muist*`` finds ``muisti``, ``muistit``). None when no term has such a stem (most English queries)."""
     stems = {finnish.stem(t) for t in terms if not has_cjk(t)}
     stems = [st for st in stems if len(st) >= finnish.MIN_STEM and st not in terms]
-    return " OR ".join(_quote(st) + "*" for st in sorted(stems)) or None
+    return " OR ".join(phrase(st) + "*" for st in sorted(stems)) or None
