@@ -162,3 +162,19 @@ def test_a_file_is_not_a_vault(tmp_path, config):
     with pytest.raises(StorageError, match="not a folder"):
         MemoryService.open(not_a_folder, embedder="none", config=config)
     assert not_a_folder.read_text() == "mine"
+
+
+def test_restore_many_reads_the_trash_once_and_reports_what_is_missing(svc):
+    import pytest
+
+    from memory_curator.core.errors import MemoryNotFoundError
+
+    a, b, c = (svc.save(f"note {i}") for i in range(3))
+    for m in (a, b, c):
+        svc.delete(m.id)
+    back = svc.restore_many([c.id, a.id])
+    assert [m.id for m in back] == [c.id, a.id] and svc.get(a.id).content == "note 0"
+    with pytest.raises(MemoryNotFoundError):
+        svc.restore_many([b.id, "never-was"])
+    assert svc.get(b.id) is None  # nothing restored when one is missing
+    assert [m.id for m in svc.restore_many([b.id, "never-was"], missing_ok=True)] == [b.id]

@@ -154,5 +154,4 @@ class Inbox:
         if action.kind == "merge" and action.target is not None:
             old = action.before[action.target]
             self._svc.update(action.target, content=old.content, keywords=list(old.keywords))
-        for mid in action.ids:  # reject and merge trashed them; the trashed files are still pending
-            self._svc.restore(mid)
+        self._svc.restore_many(action.ids)  # reject and merge trashed them; the trashed files are still pending

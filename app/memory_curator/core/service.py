@@ -555,21 +555,36 @@ class MemoryService:
     @_writes
     def restore(self, memory_id: str) -> MemoryItem:
         """Move a trashed memory back to its category folder and index it again."""
+        return self.restore_many([memory_id])[0]
+
+    @_writes
+    def restore_many(self, memory_ids: Sequence[str], *, missing_ok: bool = False) -> list[MemoryItem]:
+        """``restore`` for several memories with one pass over the trash (each trashed file is read to learn
+        its id). A memory not in the trash raises MemoryNotFoundError, or is skipped with ``missing_ok``."""
+        wanted = list(dict.fromkeys(memory_ids))
+        found: dict[str, str] = {}
         for rel in self.vault.scan_trash():
             try:
                 item = self.vault.read(rel)
             except StorageError:
                 continue
-            if item.id == memory_id:
-                if self.store.file_info(memory_id) is not None:
-                    raise ValidationError(f"A memory with id {memory_id!r} is already in the vault.", field="id")
-                new_rel = self.vault.restore_from_trash(rel)
-                with self.store.transaction():
-                    indexing.index_file(self.store, self.vault, new_rel)
-                restored = self.store.get(memory_id)
-                self._embed_now([(self.store.pk_of(memory_id), restored)])
-                return self.store.get(memory_id)  # type: ignore[return-value]
-        raise MemoryNotFoundError(memory_id)
+            if item.id in wanted and item.id not in found:
+                found[item.id] = rel
+                if len(found) == len(wanted):
+                    break
+        missing = [mid for mid in wanted if mid not in found]
+        if missing and not missing_ok:
+            raise MemoryNotFoundError(missing[0])
+        for mid in found:
+            if self.store.file_info(mid) is not None:
+                raise ValidationError(f"A memory with id {mid!r} is already in the vault.", field="id")
+        with self.store.transaction():
+            for rel in found.values():
+                indexing.index_file(self.store, self.vault, self.vault.restore_from_trash(rel))
+        restored = self.store.get_many(found)
+        self._embed_now([(self.store.pk_of(mid), restored[mid]) for mid in found if mid in restored])
+        back = self.store.get_many(found)
+        return [back[mid] for mid in wanted if mid in back]
 
     @_writes
     def empty_trash(self) -> int:

@@ -90,7 +90,7 @@ class DeleteMemories(_EngineCommand):
 
     def undo(self) -> None:
         ids = self.ids
-        self._run(lambda svc: [svc.restore(i) for i in ids], "create")
+        self._run(lambda svc: svc.restore_many(ids), "create")
 
 
 class SetSalience(_EngineCommand):

@@ -132,12 +132,7 @@ def undo(svc: MemoryService, summary_id: str) -> list[MemoryItem]:
     kept = svc.store.get_many(summary.consolidated_from)
     marked = [mid for mid, it in kept.items() if it.superseded_by == summary_id]
     rewrite(svc.store, svc.vault, marked, lambda it: replace(it, superseded_by=None), skip_unreadable=True)
-    for mid in summary.consolidated_from:
-        if mid not in kept:
-            try:
-                svc.restore(mid)
-            except MemoryNotFoundError:
-                continue
+    svc.restore_many([mid for mid in summary.consolidated_from if mid not in kept], missing_ok=True)
     svc.delete(summary_id)
     back = svc.store.get_many(summary.consolidated_from)
     return [back[mid] for mid in summary.consolidated_from if mid in back]

@@ -416,7 +416,7 @@ class MainWindow(QMainWindow):
     def restore_selected(self) -> None:
         ids = [it.id for it in self.selected_items()]
         if ids:
-            self.track(self.engine.run(lambda svc: [svc.restore(i) for i in ids]), "create")
+            self.track(self.engine.run(lambda svc: svc.restore_many(ids)), "create")
 
     def new_memory(self) -> None:
         if not self.confirm_discard():
