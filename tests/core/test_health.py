@@ -20,3 +20,15 @@ def test_health_reports_unreadable_unembedded_and_missing(svc):
     svc.sync()
     after = svc.health()
     assert after.missing_files == [] and after.unembedded_count == 1
+
+
+def test_a_keyword_only_vault_is_healthy_without_embeddings(svc, vault_dir, config):
+    from memory_curator.core.service import MemoryService
+
+    svc.save("never embedded: no embedder was chosen")
+    report = svc.health()
+    assert report.keyword_only and report.unembedded_count == 1 and report.healthy
+    # With an embedder chosen (here Ollama, down), the same memory is a gap that reindex_missing must fill.
+    with MemoryService.open(vault_dir, embedder="ollama", config=config) as with_model:
+        report = with_model.health()
+        assert not report.keyword_only and report.unembedded_count == 1 and not report.healthy

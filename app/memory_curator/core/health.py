@@ -15,13 +15,14 @@ class VaultHealth:
     unembedded: list[tuple[str, str]] = field(default_factory=list)  # (id, title), at most ``limit``
     unembedded_count: int = 0
     missing_files: list[tuple[str, str]] = field(default_factory=list)  # (id, path): rows without a file
+    keyword_only: bool = False  # no embedder chosen: memories without embeddings are expected, not a fault
 
     @property
     def healthy(self) -> bool:
-        return not (self.unreadable or self.unembedded_count or self.missing_files)
+        return not (self.unreadable or (self.unembedded_count and not self.keyword_only) or self.missing_files)
 
 
-def check(store: IndexStore, vault: Vault, limit: int = 500) -> VaultHealth:
+def check(store: IndexStore, vault: Vault, limit: int = 500, *, keyword_only: bool = False) -> VaultHealth:
     """A read-only look: nothing is repaired here (sync, reindex_missing and rebuild_index do that)."""
     unembedded = store.conn.execute(
         "SELECT id, title FROM memories WHERE chunk_count = 0 ORDER BY updated_at DESC LIMIT ?", (int(limit),)
@@ -32,4 +33,5 @@ def check(store: IndexStore, vault: Vault, limit: int = 500) -> VaultHealth:
         unembedded=[(i, t) for i, t in unembedded],
         unembedded_count=store.unembedded_count(),
         missing_files=missing,
+        keyword_only=keyword_only,
     )

@@ -918,8 +918,9 @@ class MemoryService:
         return self.store.problems()
 
     def health(self, limit: int = 500) -> health.VaultHealth:
-        """Unreadable files (with reasons), memories without embeddings, and index rows without files."""
-        return health.check(self.store, self.vault, limit)
+        """Unreadable files (with reasons), memories without embeddings (no fault in a keyword-only vault),
+        and index rows without files."""
+        return health.check(self.store, self.vault, limit, keyword_only=self._embedder is None)
 
     def stats(self) -> MemoryStats:
         conn = self.store.conn

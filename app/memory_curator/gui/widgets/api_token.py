@@ -1,5 +1,5 @@
-"""The HTTP API's bearer token in the settings: hidden until asked, copyable. Never generated from here: the
-first `memory-curator serve` creates it."""
+"""The bearer token of the HTTP API and of MCP over HTTP, in the settings: hidden until asked, copyable. Never
+generated from here: the first `memory-curator serve` (or `mcp --http`) creates it."""
 
 from __future__ import annotations
 
@@ -19,8 +19,8 @@ class ApiTokenField(QWidget):
         self.edit = QLineEdit(self.token or "")
         self.edit.setReadOnly(True)
         self.edit.setEchoMode(QLineEdit.EchoMode.Password)
-        self.edit.setPlaceholderText("Not created yet: run `memory-curator serve` once")
-        self.edit.setToolTip(f"Bearer token of the local HTTP API, kept in {self.path}")
+        self.edit.setPlaceholderText("Not created yet: run `memory-curator serve` (or `mcp --http`) once")
+        self.edit.setToolTip(f"Bearer token of the local HTTP API and MCP over HTTP, kept in {self.path}")
         self.show_button = QPushButton("Show")
         self.show_button.setCheckable(True)
         self.show_button.toggled.connect(self._toggle)

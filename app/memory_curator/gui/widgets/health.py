@@ -33,8 +33,6 @@ class HealthPane(QWidget):
         self.unembedded = QListWidget()
         self.missing = QListWidget()
         self.buttons: dict[str, QPushButton] = {}
-        self._report: VaultHealth | None = None
-        self._keyword_only = False
         lay = QVBoxLayout(self)
         lay.addWidget(self.summary)
         for title, widget, action, label, tip in (
@@ -62,18 +60,14 @@ class HealthPane(QWidget):
         self.unembedded.itemActivated.connect(lambda it: self.open_requested.emit(it.data(IdRole)))
 
     def set_embedder(self, status: EmbedderStatus) -> None:
-        """A keyword-only vault has nothing to embed with: its memories without embeddings are expected,
-        not a problem, and "Embed missing" would only fail."""
-        self._keyword_only = status.provider == "none"
+        """A keyword-only vault has nothing to embed with: "Embed missing" would only fail there."""
+        keyword_only = status.provider == "none"
         button = self.buttons["embed"]
-        button.setEnabled(status.available and not self._keyword_only)
+        button.setEnabled(status.available and not keyword_only)
         button.setToolTip("No embedding model is chosen for this vault: choose one in Settings for semantic "
-                          "search" if self._keyword_only else "Embed every memory that has no vectors yet")
-        if self._report is not None:
-            self.show_health(self._report)
+                          "search" if keyword_only else "Embed every memory that has no vectors yet")
 
     def show_health(self, report: VaultHealth) -> None:
-        self._report = report
         self.unreadable.clear()
         for p in report.unreadable:
             item = QListWidgetItem(f"{p.path} — {p.reason}")
@@ -89,11 +83,11 @@ class HealthPane(QWidget):
         self.missing.clear()
         for _mid, path in report.missing_files:
             self.missing.addItem(path)
-        if report.healthy:
-            self.summary.setText("The vault is healthy: every file was read, every memory is embedded.")
-        elif self._keyword_only and not (report.unreadable or report.missing_files):
+        if report.healthy and report.keyword_only:
             self.summary.setText("The vault is healthy: every file was read. It is keyword-only, so its memories "
                                  "have no embeddings; choose an embedding model in Settings for semantic search.")
+        elif report.healthy:
+            self.summary.setText("The vault is healthy: every file was read, every memory is embedded.")
         else:
             self.summary.setText(
                 f"{len(report.unreadable)} unreadable file(s), {report.unembedded_count} memory(ies) without "
