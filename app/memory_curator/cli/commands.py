@@ -71,14 +71,14 @@ def _lifecycle_args(p: argparse.ArgumentParser) -> None:
 
 
 def _optional_fields(args: argparse.Namespace) -> dict:
-    fields = {"scope": args.scope, "actors": _keywords(args.actors), "ttl": args.ttl, "expires_at": args.expires_at}
+    given = {"scope": args.scope, "actors": _keywords(args.actors), "ttl": args.ttl, "expires_at": args.expires_at}
+    fields = {k: v for k, v in given.items() if v is not None}
     for pair in args.field:
         key, sep, value = pair.partition("=")
         if not sep or not key.strip():
             raise ValidationError(f"--field takes KEY=VALUE (got {pair!r}).", field="field")
         fields[key.strip()] = value.strip() or None  # empty: remove the field (update)
-    typed = {k.strip() for k, _, _ in (f.partition("=") for f in args.field)}
-    return {k: v for k, v in fields.items() if v is not None or k in typed}
+    return fields
 
 
 @command("add", "save a new memory", _add_args)
