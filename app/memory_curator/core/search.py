@@ -285,12 +285,10 @@ def run(
     if mode_used in ("keyword", "hybrid"):
         for rank, (pk, bm) in enumerate(keyword_ranked(store, terms, filters, n), start=1):
             cands.setdefault(pk, _Candidate(pk)).__dict__.update(keyword_rank=rank, bm25=bm)
-    semantic: list[tuple[int, float, str]] = []
     if mode_used in ("semantic", "hybrid") and query_vec is not None:
-        semantic = semantic_ranked(store, query_vec, filters, n)
-    for rank, (pk, dist, text) in enumerate(semantic, start=1):
-        c = cands.setdefault(pk, _Candidate(pk))
-        c.semantic_rank, c.distance, c.chunk_snippet = rank, dist, text
+        for rank, (pk, dist, text) in enumerate(semantic_ranked(store, query_vec, filters, n), start=1):
+            c = cands.setdefault(pk, _Candidate(pk))
+            c.semantic_rank, c.distance, c.chunk_snippet = rank, dist, text
 
     if mode_used == "hybrid":
         wk = keyword_weight
