@@ -219,7 +219,7 @@ def _index_changed(store: IndexStore, vault: Vault, changed: Sequence[str], on_d
             for rel in part:
                 item = index_file(store, vault, rel, seen_ids, on_disk[rel], known_problems)
                 if item is None:
-                    reason = next((p.reason for p in store.problems() if p.path == rel), None) if rel not in known_problems else None
+                    reason = store.problem_of(rel) if rel not in known_problems else None
                     if reason:
                         report.problems.append((rel, reason))
                 elif rel in indexed:

@@ -378,5 +378,9 @@ class IndexStore:
     def clear_problem(self, rel: str) -> None:
         self.conn.execute("DELETE FROM vault_problems WHERE file_path = ?", (rel,))
 
+    def problem_of(self, rel: str) -> str | None:
+        row = self.conn.execute("SELECT reason FROM vault_problems WHERE file_path = ?", (rel,)).fetchone()
+        return row[0] if row else None
+
     def problems(self) -> list[VaultProblem]:
         return [VaultProblem(p, r) for p, r in self.conn.execute("SELECT file_path, reason FROM vault_problems ORDER BY 1")]
