@@ -208,15 +208,15 @@ def test_folder_tree_imports_every_supported_file_and_reports_each(svc, tmp_path
     (root / "a" / "one.md").write_text("# One\n\nfirst file", encoding="utf-8")
     (root / "a" / "b" / "two.txt").write_text("second file", encoding="utf-8")
     write_pdf(root / "a" / "b" / "three.pdf", [page_text(3, 20)])
-    (root / "a" / "photo.png").write_bytes(PNG)
+    (root / "a" / "clip.gif").write_bytes(b"GIF89a" + bytes(64))
     (root / "a" / "bad.md").write_bytes(PNG)
     (root / ".git" / "HEAD.md").write_text("hidden", encoding="utf-8")
     before = files_in(vault_dir)
     report = svc.import_paths([root])
     by_name = {os.path.basename(f.path): f for f in report.files}
-    assert set(by_name) == {"one.md", "two.txt", "three.pdf", "photo.png", "bad.md"}
+    assert set(by_name) == {"one.md", "two.txt", "three.pdf", "clip.gif", "bad.md"}
     assert [by_name[n].status for n in ("one.md", "two.txt", "three.pdf")] == ["imported"] * 3
-    assert by_name["photo.png"].status == "skipped" and by_name["bad.md"].status == "failed"
+    assert by_name["clip.gif"].status == "skipped" and by_name["bad.md"].status == "failed"
     assert svc.count() == 3 == len(report.memory_ids)
     assert len(files_in(vault_dir)) == len(before) + 3
     d = report.as_dict()

@@ -38,5 +38,9 @@ class MemoryConfig:
     dedup_threshold: float = 0.95
     access_log_days: int = 30
 
+    # OCR of images and scanned PDF pages on import (Tesseract; the installed ones of these languages are used)
+    ocr_command: str = "tesseract"
+    ocr_languages: tuple[str, ...] = ("eng", "fin", "jpn")
+
     # Bad input
     max_content_bytes: int = 10 * 1024 * 1024

@@ -37,6 +37,7 @@ from memory_curator.core.index import db
 from memory_curator.core.index.store import FROM_MEMORIES, MEMORY_COLUMNS, IndexStore, parse_dt
 from memory_curator.core.ingest import exports as ingest_exports
 from memory_curator.core.ingest import importer as ingest_importer
+from memory_curator.core.ingest.ocr import OcrSettings
 from memory_curator.core.ingest.report import FileResult, ImportReport
 from memory_curator.core.lifecycle import access, batches, consolidation, decay, dedup, grouping, supersede
 from memory_curator.core.lifecycle import fields as item_fields
@@ -899,7 +900,8 @@ class MemoryService:
         return ingest_importer.import_paths(
             paths, save=self.save_batch, exists=lambda mid: self.store.file_info(mid) is not None,
             category=target, max_text_bytes=self.config.max_content_bytes, vault_root=self.vault.root,
-            progress=progress, cancel=cancel, on_file=on_file)
+            progress=progress, cancel=cancel, on_file=on_file,
+            ocr_settings=OcrSettings(self.config.ocr_command, tuple(self.config.ocr_languages)))
 
     def import_memories(self, source_path: str | Path, *, category: str | None = None) -> int:
         """The seed's API: import a file or folder; returns how many memories were created."""

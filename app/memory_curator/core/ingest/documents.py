@@ -36,6 +36,7 @@ class Document:
     page_count: int | None = None
     keywords: tuple[str, ...] = ()
     extra_provenance: dict[str, Any] | None = None  # e.g. the encoding a text file was read with
+    notes: tuple[str, ...] = ()  # what the import report should warn about (pages left unread...)
 
     @property
     def text(self) -> str:

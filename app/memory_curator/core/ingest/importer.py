@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from memory_curator.core.errors import Cancelled, CuratorError
-from memory_curator.core.ingest import exports
+from memory_curator.core.ingest import exports, ocr
 from memory_curator.core.ingest.documents import document_items
 from memory_curator.core.ingest.markdown import parse_markdown, parse_text
 from memory_curator.core.ingest.pdf import parse_pdf
@@ -32,9 +32,10 @@ from memory_curator.core.vault.codec import new_id
 log = logging.getLogger(__name__)
 
 KINDS = {".md": "markdown", ".markdown": "markdown", ".txt": "text", ".text": "text", ".pdf": "pdf",
-         ".json": "json", ".jsonl": "jsonl", ".ndjson": "jsonl"}
+         ".json": "json", ".jsonl": "jsonl", ".ndjson": "jsonl", **dict.fromkeys(ocr.IMAGE_SUFFIXES, "image")}
 MAX_PDF_BYTES = 200 * 1024 * 1024
 MAX_JSON_BYTES = 512 * 1024 * 1024
+MAX_IMAGE_BYTES = 100 * 1024 * 1024
 
 # save(items, mode=..., cancel=...) -> an object with created_ids and errors (MemoryService.save_batch)
 SaveFn = Callable[..., Any]
@@ -69,11 +70,12 @@ def collect(paths: Iterable[str | os.PathLike]) -> list[tuple[Path, str | None]]
 
 def import_paths(paths: Sequence[str | os.PathLike], *, save: SaveFn, exists: ExistsFn, category: str | None,
                  max_text_bytes: int, vault_root: Path | None = None, progress: ProgressFn | None = None,
-                 cancel: CancelToken | None = None,
-                 on_file: Callable[[FileResult], None] | None = None) -> ImportReport:
+                 cancel: CancelToken | None = None, on_file: Callable[[FileResult], None] | None = None,
+                 ocr_settings: ocr.OcrSettings | None = None) -> ImportReport:
     """Import every file of ``paths``; files inside ``vault_root`` are skipped (they are memories already).
     ``on_file`` gets each file's result as soon as it is final, so a window can list them as they come."""
     files = collect(paths)
+    reader = ocr.Reader(ocr_settings or ocr.OcrSettings())  # Tesseract is looked for once, when first needed
     report = ImportReport()
     tracker = Tracker(len(files), progress, cancel)
     now = utcnow()
@@ -93,7 +95,7 @@ def import_paths(paths: Sequence[str | os.PathLike], *, save: SaveFn, exists: Ex
                 result.status = SKIPPED
                 result.error = "is inside this vault already"
             else:
-                _import_file(result, path, kind, save, exists, category, max_text_bytes, now, cancel)
+                _import_file(result, path, kind, save, exists, category, max_text_bytes, now, cancel, reader)
             if on_file is not None:
                 on_file(result)
             tracker.step(1, path.name)
@@ -104,12 +106,12 @@ def import_paths(paths: Sequence[str | os.PathLike], *, save: SaveFn, exists: Ex
 
 
 def _import_file(result: FileResult, path: Path, kind: str, save: SaveFn, exists: ExistsFn, category: str | None,
-                 max_text_bytes: int, now: datetime, cancel: CancelToken | None) -> None:
+                 max_text_bytes: int, now: datetime, cancel: CancelToken | None, reader: ocr.Reader) -> None:
     """Fill in ``result`` for one file. Raises Cancelled (with ``result`` telling what was saved)."""
     try:
         if not path.exists():
             raise ImportFileError("does not exist")
-        items, mode = _parse(path, kind, category, max_text_bytes, now, result)
+        items, mode = _parse(path, kind, category, max_text_bytes, now, result, reader)
     except ImportFileError as exc:
         result.status, result.error = FAILED, str(exc)
         return
@@ -149,23 +151,31 @@ def _import_file(result: FileResult, path: Path, kind: str, save: SaveFn, exists
 
 
 def _parse(path: Path, kind: str, category: str | None, max_text_bytes: int, now: datetime,
-           result: FileResult) -> tuple[list[dict[str, Any]], str]:
+           result: FileResult, reader: ocr.Reader) -> tuple[list[dict[str, Any]], str]:
     """The items to save for one file and the save_batch mode (documents: all parts or none)."""
-    limit = {"pdf": MAX_PDF_BYTES, "json": MAX_JSON_BYTES, "jsonl": MAX_JSON_BYTES}.get(kind, max_text_bytes)
+    limit = {"pdf": MAX_PDF_BYTES, "json": MAX_JSON_BYTES, "jsonl": MAX_JSON_BYTES,
+             "image": MAX_IMAGE_BYTES}.get(kind, max_text_bytes)
     data = read_bytes(path, limit)
     found = sniff(data)
+    target = category or "context"
+    if kind == "image":
+        if ocr.image_kind(data) is None:
+            raise ImportFileError("is not a PNG, JPEG, TIFF or WebP image (it does not start like one)")
+        result.importer = "ocr"
+        return document_items(ocr.parse_image(data, path, reader), target, now), "rollback"
     if found == "pdf":
         kind = "pdf"
     elif found is not None:
-        raise ImportFileError(f"is {found}, not text: markdown, text, PDF and JSON files can be imported")
+        raise ImportFileError(f"is {found}, not text: markdown, text, PDF, JSON and image files can be imported")
     elif kind == "pdf":
         raise ImportFileError("is not a readable PDF (it does not start like one)")
     elif len(data) > max_text_bytes and kind not in ("json", "jsonl"):
         raise ImportFileError(f"is too large ({mib(len(data))}; the limit is {mib(max_text_bytes)})")
     result.importer = "json" if kind == "jsonl" else kind
-    target = category or "context"
     if kind == "pdf":
-        return document_items(parse_pdf(data, path), target, now), "rollback"
+        doc = parse_pdf(data, path, reader)
+        result.warnings.extend(doc.notes)
+        return document_items(doc, target, now), "rollback"
     text, encoding = decode_text(data)
     if encoding == "cp1252":
         result.warnings.append("not UTF-8: read as Windows-1252/Latin-1; check accented letters")

@@ -16,6 +16,7 @@ from pypdf.errors import PyPdfError
 
 from memory_curator.core.ingest.documents import Document, Section
 from memory_curator.core.ingest.markdown import pretty_stem
+from memory_curator.core.ingest.ocr import OcrUnavailable, Reader, read_pdf_pages
 from memory_curator.core.ingest.report import ImportFileError
 from memory_curator.core.text.tokens import has_cjk
 
@@ -26,7 +27,8 @@ _END_OF_SENTENCE = re.compile(r"[.!?:;。！？」』）)]$")
 _GENERIC_TITLES = {"untitled", "microsoft word", "document", "title", "unknown"}
 
 
-def parse_pdf(data: bytes, path: Path) -> Document:
+def parse_pdf(data: bytes, path: Path, ocr: Reader | None = None) -> Document:
+    """``ocr`` reads the pages that have no text layer (scans); without it they stay empty."""
     try:
         reader = PdfReader(io.BytesIO(data))
         if reader.is_encrypted and not reader.decrypt(""):
@@ -39,15 +41,41 @@ def parse_pdf(data: bytes, path: Path) -> Document:
     except (PyPdfError, ValueError, KeyError, TypeError, AttributeError, IndexError, OSError) as exc:
         # pypdf raises many kinds of errors for damaged files; all of them mean the same to a user.
         raise ImportFileError(f"is not a readable PDF (it looks damaged: {exc or type(exc).__name__})") from None
+    provenance, notes = None, ()
+    blank = [i for i, p in enumerate(pages) if not p.strip()]
+    if blank and ocr is not None:
+        problem = ocr.problem()
+        if problem is None:
+            for i, text in read_pdf_pages(data, blank, ocr).items():
+                pages[i] = text
+            provenance = ocr.provenance(_spans([i + 1 for i in blank if pages[i].strip()]))
+        elif len(blank) == len(pages):
+            raise OcrUnavailable(f"is a scanned PDF (no text layer) and {problem}")
+        else:
+            notes = (f"pages {_spans([i + 1 for i in blank])} have no text layer and were not read: "
+                     f"OCR {problem}",)
     if not any(p.strip() for p in pages):
-        raise ImportFileError("has no text to extract (a scanned PDF needs OCR first)")
+        raise ImportFileError("has no text to extract (its pages hold no text, and OCR found none)")
     return Document(
         title=title or pretty_stem(path),
         source=str(path),
         importer="pdf",
         sections=_sections(pages, outline),
         page_count=len(pages),
+        extra_provenance=provenance,
+        notes=notes,
     )
+
+
+def _spans(numbers: list[int]) -> str:
+    """[1, 2, 3, 7] -> "1-3, 7"."""
+    runs: list[list[int]] = []
+    for n in numbers:
+        if runs and runs[-1][1] == n - 1:
+            runs[-1][1] = n
+        else:
+            runs.append([n, n])
+    return ", ".join(str(a) if a == b else f"{a}-{b}" for a, b in runs)
 
 
 def reflow(text: str) -> str:
