@@ -46,7 +46,7 @@ def test_rollback_puts_files_back_when_a_write_fails(svc):
     updates = [{"id": saved[0].id, "content": "first rewritten"}, {"id": saved[1].id, "salience": 0.1},
                {"id": saved[2].id, "category": "blocked"}, {"id": saved[3].id, "content": "never"}]
     with pytest.raises(OSError):
-        batches.update_batch(svc, updates, "rollback", Tracker(0), chunk=2)  # fails in the second chunk
+        batches.update_batch(svc.memories, updates, "rollback", Tracker(0), chunk=2)  # fails in the second chunk
     assert {it.id: Path(it.file_path).read_bytes() for it in saved} == before
     assert svc.get(saved[0].id).content == "note 0 about apples"
     assert svc.search("rewritten", mode="keyword") == []
@@ -74,7 +74,7 @@ def test_big_batches_are_chunked(svc):
     saved = _fill(svc, 25)
     updates = [{"id": it.id, "salience": 0.5} for it in saved]
     seen = []
-    items, errors = batches.update_batch(svc, updates, "rollback", Tracker(0, lambda d, t, m: seen.append(d)), chunk=10)
+    items, errors = batches.update_batch(svc.memories, updates, "rollback", Tracker(0, lambda d, t, m: seen.append(d)), chunk=10)
     assert len(items) == 25 and errors == [] and seen == [10, 20, 25]
     assert all(svc.get(it.id).salience == 0.5 for it in saved)
 

@@ -7,8 +7,6 @@ import argparse
 
 from memory_curator.cli import output
 from memory_curator.cli.registry import command, open_service
-from memory_curator.core.history import diff_memory, memory_versions, restore_version
-from memory_curator.core.history import enable as enable_history
 from memory_curator.core.inbox import Provenance
 
 
@@ -21,14 +19,14 @@ def _history_args(p: argparse.ArgumentParser) -> None:
 def cmd_history(args, vault, config):
     with open_service(args, vault, config) as svc:
         if args.init:
-            commit = enable_history(svc)
+            commit = svc.enable_history()
             print(f"history is on for {svc.vault.root}" + (f" (first commit {commit[:10]})" if commit else ""))
             if not args.id:
                 return 0
         if not args.id:
             output.error("Give a memory id (or --init).", args.json, code="VALIDATION_ERROR")
             return 2
-        versions = memory_versions(svc, args.id)
+        versions = svc.memory_versions(args.id)
         if args.json:
             output.emit_json([{"number": i, **output.to_jsonable(v)} for i, v in enumerate(versions, start=1)])
             return 0
@@ -46,7 +44,7 @@ def _diff_args(p: argparse.ArgumentParser) -> None:
 @command("diff", "show what changed in a memory between two versions", _diff_args)
 def cmd_diff(args, vault, config):
     with open_service(args, vault, config) as svc:
-        text = diff_memory(svc, args.id, args.old, args.new)
+        text = svc.diff_memory(args.id, args.old, args.new)
         output.emit_json({"diff": text}) if args.json else print(text or "no differences", end="" if text else "\n")
 
 
@@ -59,7 +57,7 @@ def _restore_args(p: argparse.ArgumentParser) -> None:
          _restore_args)
 def cmd_restore_version(args, vault, config):
     with open_service(args, vault, config) as svc:
-        item = restore_version(svc, args.id, args.version)
+        item = svc.restore_version(args.id, args.version)
         output.emit_json(item) if args.json else print(f"restored version {args.version}: {output.item_line(item)}")
 
 

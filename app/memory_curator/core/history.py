@@ -14,15 +14,10 @@ import subprocess
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING
 
-from memory_curator.core.errors import MemoryNotFoundError, StorageError, ValidationError
-from memory_curator.core.model import MemoryItem
-from memory_curator.core.vault.codec import decode_memory, split_frontmatter
+from memory_curator.core.errors import StorageError, ValidationError
+from memory_curator.core.vault.codec import split_frontmatter
 from memory_curator.core.vault.store import INDEX_NAME, TRASH_DIR
-
-if TYPE_CHECKING:  # the service owns a GitHistory; the import would be circular at run time
-    from memory_curator.core.service import MemoryService
 
 AUTHOR = ("Memory Curator", "memory-curator@localhost")
 _IGNORED = (INDEX_NAME, f"{INDEX_NAME}-*", f"{INDEX_NAME}.*", ".memory-curator/*.lock")  # .* : corrupt copies kept aside
@@ -181,43 +176,3 @@ def find_version(versions: list[Version], ref: str) -> Version:
             return matches[0]
     raise ValidationError(f"No version {ref!r} of this memory: give a number from `history` (1 = newest) or a "
                           "commit id.", field="version")
-
-
-# -- a memory's history, through the service (shared by the CLI and the app) -----------------------------------
-
-
-def enable(svc: MemoryService) -> str | None:
-    """Turn history on: make the vault a git repository and commit what it holds. Returns the commit id."""
-    svc.history.init()
-    with svc.write_lock.hold():
-        return svc.history.commit_pending()
-
-
-def memory_versions(svc: MemoryService, memory_id: str) -> list[Version]:
-    """The memory's versions, newest first; pending changes are committed first so they show too."""
-    info = svc.store.file_info(memory_id)
-    if info is None:
-        raise MemoryNotFoundError(memory_id)
-    svc.commit_history(force=True)
-    return svc.history.versions(info.file_path)
-
-
-def diff_memory(svc: MemoryService, memory_id: str, old_ref: str, new_ref: str | None = None) -> str:
-    """Unified diff between two versions (``new_ref=None``: the file as it is now)."""
-    versions = memory_versions(svc, memory_id)
-    old = find_version(versions, old_ref)
-    if new_ref is not None:
-        return svc.history.diff(old, find_version(versions, new_ref))
-    current = svc.vault.abs(svc.store.file_info(memory_id).file_path).read_text(encoding="utf-8")
-    return svc.history.diff(old, None, current)
-
-
-def restore_version(svc: MemoryService, memory_id: str, ref: str) -> MemoryItem:
-    """Make an old version the current one: a new change (and commit), so the restore itself can be undone."""
-    version = find_version(memory_versions(svc, memory_id), ref)
-    old = decode_memory(svc.history.text_at(version), default_category="context", default_id=memory_id,
-                        fallback_title=memory_id)
-    item = svc.update(memory_id, content=old.content, title=old.title, keywords=list(old.keywords),
-                      category=old.category, salience=old.salience)
-    svc.commit_history(force=True)
-    return item

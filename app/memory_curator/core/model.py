@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from enum import Enum
@@ -154,3 +155,31 @@ class VaultProblem:
 
     path: str
     reason: str
+
+
+class BatchResult(list):
+    """The saved items, in input order, plus counts for callers that want them (MCP, HTTP, importers)."""
+
+    def __init__(self, items: Iterable[MemoryItem] = (), errors: Sequence[dict] = ()):
+        super().__init__(items)
+        self.errors: list[dict] = list(errors)
+
+    @property
+    def success_count(self) -> int:
+        return len(self)
+
+    @property
+    def error_count(self) -> int:
+        return len(self.errors)
+
+    @property
+    def created_ids(self) -> list[str]:
+        return [it.id for it in self]
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "success_count": self.success_count,
+            "error_count": self.error_count,
+            "created_ids": self.created_ids,
+            "errors": self.errors,
+        }

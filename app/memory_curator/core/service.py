@@ -12,27 +12,18 @@ import shutil
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import replace
-from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from memory_curator.core import health, indexing, search
+from memory_curator.core import health, indexing, search, versions
 from memory_curator.core.changes import ChangeMonitor, ChangeReport
 from memory_curator.core.config import MemoryConfig
 from memory_curator.core.embed import resolve as embed_resolve
-from memory_curator.core.embed.base import Embedder, EmbedderSpec
-from memory_curator.core.errors import (
-    DimensionMismatch,
-    EmbedderUnavailable,
-    EmbeddingError,
-    IndexError_,
-    MemoryNotFoundError,
-    StorageError,
-    ValidationError,
-)
-from memory_curator.core.history import GitHistory
-from memory_curator.core.inbox import SETTING as INBOX_SETTING
-from memory_curator.core.inbox import Inbox, lands_in_inbox, mark_pending
+from memory_curator.core.embed.base import Embedder
+from memory_curator.core.embedding import Embedding
+from memory_curator.core.errors import EmbedderUnavailable, IndexError_, StorageError, ValidationError
+from memory_curator.core.history import Version
+from memory_curator.core.inbox import Inbox
 from memory_curator.core.index import db
 from memory_curator.core.index.store import FROM_MEMORIES, MEMORY_COLUMNS, IndexStore, parse_dt
 from memory_curator.core.ingest import exports as ingest_exports
@@ -40,77 +31,36 @@ from memory_curator.core.ingest import importer as ingest_importer
 from memory_curator.core.ingest.ocr import OcrSettings
 from memory_curator.core.ingest.report import FileResult, ImportReport
 from memory_curator.core.lifecycle import access, batches, consolidation, decay, dedup, grouping, supersede
-from memory_curator.core.lifecycle import fields as item_fields
 from memory_curator.core.lifecycle.importance import ImportanceScore
+from memory_curator.core.memories import Memories
 from memory_curator.core.model import (
-    SOURCES,
+    BatchResult,
     EmbedderStatus,
     MemoryItem,
     MemoryStats,
     SearchResult,
     VaultProblem,
     estimate_tokens,
-    utcnow,
 )
 from memory_curator.core.progress import CancelToken, ProgressFn, Tracker
 from memory_curator.core.text import tokens
-from memory_curator.core.vault.codec import (
-    check_salience,
-    new_id,
-    normalize_content,
-    parse_datetime,
-    title_from,
-)
-from memory_curator.core.vault.lock import VaultLock
+from memory_curator.core.validation import batch_items, known_fields, validated
+from memory_curator.core.vault.codec import check_salience
 from memory_curator.core.vault.settings import VaultSettings
 from memory_curator.core.vault.slug import validate_category
 from memory_curator.core.vault.store import Vault
 
 log = logging.getLogger(__name__)
 
-HISTORY_BATCH_S = 2.0  # changes made within this long of each other go into one git commit
-
-
 def _writes(method):
-    """A change to the vault: runs under the cross-process write lock (another process's read-modify-write
-    never interleaves with ours) and leaves a change for the next history commit."""
+    """A change to the vault (Memories.writing): under the cross-process write lock, then a history commit."""
 
     @functools.wraps(method)
     def wrapper(self: MemoryService, *args: Any, **kwargs: Any) -> Any:
-        with self.write_lock.hold():
-            result = method(self, *args, **kwargs)
-        self._history_pending = True
-        return result
+        with self.memories.writing():
+            return method(self, *args, **kwargs)
 
     return wrapper
-
-
-class BatchResult(list):
-    """The saved items, in input order, plus counts for callers that want them (MCP, HTTP, importers)."""
-
-    def __init__(self, items: Iterable[MemoryItem] = (), errors: Sequence[dict] = ()):
-        super().__init__(items)
-        self.errors: list[dict] = list(errors)
-
-    @property
-    def success_count(self) -> int:
-        return len(self)
-
-    @property
-    def error_count(self) -> int:
-        return len(self.errors)
-
-    @property
-    def created_ids(self) -> list[str]:
-        return [it.id for it in self]
-
-    def as_dict(self) -> dict[str, Any]:
-        return {
-            "success_count": self.success_count,
-            "error_count": self.error_count,
-            "created_ids": self.created_ids,
-            "errors": self.errors,
-        }
 
 
 class MemoryService:
@@ -120,16 +70,13 @@ class MemoryService:
         self.store = store
         self.config = config
         self.settings = settings
-        self._embedder = embedder
-        self._embedder_failed_at: float | None = None
-        self._embedder_error: str | None = None
+        self.embedding = Embedding(store, settings, config, embedder)
+        self.memories = Memories(vault, store, config, settings, self.embedding)
+        self.write_lock = self.memories.write_lock
+        self.history = self.memories.history
+        self.inbox = Inbox(self.memories)
         self.last_warnings: tuple[str, ...] = ()
         self.last_sync: indexing.SyncReport | None = None
-        self.write_lock = VaultLock(vault.state_dir)
-        self.inbox = Inbox(self)
-        self.history = GitHistory(vault.root)
-        self._history_pending = False
-        self._history_at = 0.0
         # The baseline for poll_changes is the moment of opening: what others change after it is reported.
         self._changes = ChangeMonitor(store.conn, vault, self._sync_changed)
 
@@ -192,7 +139,7 @@ class MemoryService:
         except StorageError as exc:
             log.warning("Could not commit the last changes to the vault's git history: %s", exc)
         self.store.close()
-        _close_embedder(self._embedder)
+        self.embedding.close()
 
     # -- other processes, history ---------------------------------------------------------------------
 
@@ -208,23 +155,29 @@ class MemoryService:
             if not held:
                 return None  # another process is writing: the poll never waits for it
             changed = self.sync().changed
-        self._history_pending = self._history_pending or changed > 0
+        self.memories.history_pending = self.memories.history_pending or changed > 0
         return changed
 
     def commit_history(self, *, force: bool = False) -> str | None:
         """Commit the vault's pending changes when it is a git repository; batched: at most one commit per
         ``HISTORY_BATCH_S`` unless ``force``. Returns the commit id or None."""
-        if not self._history_pending or not self.history.enabled:
-            return None
-        if not force and time.monotonic() - self._history_at < HISTORY_BATCH_S:
-            return None
-        with self.write_lock.hold(wait=force) as held:
-            if not held:
-                return None  # another process is writing: commit at the next poll
-            commit = self.history.commit_pending()
-        self._history_pending = False
-        self._history_at = time.monotonic()
-        return commit
+        return self.memories.commit_history(force=force)
+
+    def enable_history(self) -> str | None:
+        """Turn history on: make the vault a git repository and commit what it holds. Returns the commit id."""
+        return versions.enable(self.memories)
+
+    def memory_versions(self, memory_id: str) -> list[Version]:
+        """The memory's versions, newest first (pending changes are committed first so they show too)."""
+        return versions.memory_versions(self.memories, memory_id)
+
+    def diff_memory(self, memory_id: str, old_ref: str, new_ref: str | None = None) -> str:
+        """Unified diff between two versions (``new_ref=None``: the file as it is now)."""
+        return versions.diff_memory(self.memories, memory_id, old_ref, new_ref)
+
+    def restore_version(self, memory_id: str, ref: str) -> MemoryItem:
+        """Make an old version the current one: a new change (and commit), so the restore can be undone."""
+        return versions.restore_version(self.memories, memory_id, ref)
 
     def __enter__(self) -> MemoryService:
         return self
@@ -236,114 +189,18 @@ class MemoryService:
 
     @property
     def embedder(self) -> Embedder | None:
-        return self._embedder
-
-    def _usable_embedder(self) -> Embedder | None:
-        """The embedder unless it failed less than ``config.embedder_retry_s`` ago (then saves skip it instead
-        of waiting on it)."""
-        if self._embedder is None:
-            return None
-        failed_at = self._embedder_failed_at
-        if failed_at is not None and time.monotonic() - failed_at < self.config.embedder_retry_s:
-            return None
-        return self._embedder
-
-    def _embedder_down(self, exc: EmbeddingError) -> None:
-        self._embedder_failed_at = time.monotonic()
-        self._embedder_error = str(exc)
-        log.warning("Embeddings disabled, using keyword search: %s", exc)
-
-    def _embedder_ok(self) -> None:
-        self._embedder_failed_at = None
-        self._embedder_error = None
-
-    def _record_model(self) -> None:
-        emb = self._embedder
-        if emb is not None and self.settings.embedding() is None:
-            self.settings.set_embedding(EmbedderSpec(emb.provider, emb.model, self.store.vectors.dim))
+        return self.embedding.embedder
 
     def embedder_status(self) -> EmbedderStatus:
-        if self._embedder is None:
-            return EmbedderStatus("none", None, False, "keyword only — no embedder")
-        status = self._embedder.status()
-        if status.available:
-            self._embedder_ok()
-        return status
-
-    def _embed_now(self, pairs: Sequence[tuple[int, MemoryItem]], tracker: Tracker | None = None) -> int:
-        """Embed if the provider is usable; on failure the memories stay unembedded (reindex_missing later)."""
-        emb = self._usable_embedder()
-        if emb is None or not pairs:
-            return 0
-        try:
-            n = indexing.embed_items(self.store, emb, pairs, self.config, tracker)
-        except DimensionMismatch:
-            raise
-        except EmbeddingError as exc:
-            self._embedder_down(exc)
-            return 0
-        self._embedder_ok()
-        self._record_model()
-        return n
+        return self.embedding.status()
 
     def change_embedder(self, provider: str, model: str | None = None, *, progress: ProgressFn | None = None,
                         cancel: CancelToken | None = None) -> int:
         """Switch the vault to another model: drops every vector and re-embeds all memories.
         Returns the number embedded (fewer if cancelled: the rest are filled in by reindex_missing)."""
-        if provider == "none":
-            with self.store.transaction():
-                self.store.drop_all_vectors()
-            self.settings.set_embedding(None)
-            self._embedder = None
+        if not self.embedding.switch(provider, model):
             return 0
-        default_model = self.config.ollama_model if provider == "ollama" else "all-MiniLM-L6-v2"
-        new = embed_resolve.build(EmbedderSpec(provider, model or default_model), self.config)
-        status = new.status()
-        if not status.available:
-            raise EmbedderUnavailable(f"Cannot switch to {new.key}: {status.detail}.")
-        dim = new.dimension()
-        with self.store.transaction():
-            self.store.drop_all_vectors()
-            self.store.vectors.create(new.key, dim)
-        self.settings.set_embedding(EmbedderSpec(new.provider, new.model, dim))
-        _close_embedder(self._embedder)
-        self._embedder = new
-        self._embedder_ok()
         return self.reindex_missing(progress=progress, cancel=cancel)
-
-    # -- validation -----------------------------------------------------------------------------------
-
-    def _validated(self, content: str, category: str, title: str | None, keywords: Iterable[str] | None,
-                   session_id: str | None, source: str, salience: float) -> dict[str, Any]:
-        if not isinstance(content, str) or not content.strip():
-            raise ValidationError("Content is empty: a memory needs some text.", field="content")
-        if len(content.encode("utf-8")) > self.config.max_content_bytes:
-            raise ValidationError(
-                f"Content is larger than {self.config.max_content_bytes // (1024 * 1024)} MiB; split it or import "
-                "it as a document.",
-                field="content",
-            )
-        if "\x00" in content:
-            raise ValidationError("Content holds NUL characters: it looks like binary data, not text.", field="content")
-        if source not in SOURCES:
-            raise ValidationError(f"source must be one of {', '.join(SOURCES)}.", field="source")
-        if keywords is None:
-            kws: tuple[str, ...] = ()
-        elif isinstance(keywords, str):
-            raise ValidationError("keywords must be a list of strings.", field="keywords")
-        else:
-            kws = tuple(dict.fromkeys(str(k).strip() for k in keywords if str(k).strip()))
-        body = normalize_content(content)
-        clean_title = " ".join((title or "").split())[:200] or title_from(body, "Untitled")
-        return {
-            "content": body,
-            "category": validate_category(category),
-            "title": clean_title,
-            "keywords": kws,
-            "session_id": (str(session_id).strip() or None) if session_id is not None else None,
-            "source": source,
-            "salience": check_salience(salience),
-        }
 
     # -- CRUD -----------------------------------------------------------------------------------------
 
@@ -351,11 +208,8 @@ class MemoryService:
              keywords: Iterable[str] | None = None, session_id: str | None = None, source: str = "user",
              salience: float | None = None, **fields: Any) -> MemoryItem:
         """Write a new memory file, index it, and embed it when the embedder is up."""
-        values = self._validated(content, category, title, keywords, session_id, source,
-                                 self.config.default_salience if salience is None else salience)
-        now = utcnow()
-        item = MemoryItem(id=new_id(), created_at=now, updated_at=now, **values, **_known_fields(fields, now=now))
-        return self._write_new([item])[0]
+        return self.memories.create(content, category=category, title=title, keywords=keywords,
+                                    session_id=session_id, source=source, salience=salience, **fields)
 
     def save_checked(self, content: str, category: str = "context", title: str | None = None,
                      keywords: Iterable[str] | None = None, session_id: str | None = None, source: str = "user",
@@ -364,42 +218,17 @@ class MemoryService:
         "add" (save anyway, still report), "skip" (keep the existing one) or "merge" (fold into it)."""
         args = dict(content=content, category=category, title=title, keywords=keywords, session_id=session_id,
                     source=source, salience=salience, **fields)
-        values = self._validated(content, category, title, keywords, session_id, source,
-                                 self.config.default_salience if salience is None else salience)
-        probe = dedup.provisional(values, **_known_fields(fields))
-        return dedup.save(self, on_duplicate, probe, args)
+        values = validated(self.config, content, category, title, keywords, session_id, source,
+                           self.config.default_salience if salience is None else salience)
+        probe = dedup.provisional(values, **known_fields(fields))
+        return dedup.save(self.memories, on_duplicate, probe, args)
 
     def find_duplicates(self, content: str, *, title: str | None = None, summary: str | None = None,
                         threshold: float | None = None, limit: int = 5) -> list[dedup.DuplicateMatch]:
         """Live memories more similar to this text than ``threshold`` (default ``config.dedup_threshold``)."""
-        values = self._validated(content, "context", title, None, None, "user", self.config.default_salience)
-        probe = dedup.provisional(values, **_known_fields({"summary": summary}))
-        return dedup.find_duplicates(self, probe, threshold=threshold, limit=limit)
-
-    def _write_new(self, items: Sequence[MemoryItem], tracker: Tracker | None = None) -> list[MemoryItem]:
-        """Files first (the truth), then the index rows in one transaction, then embeddings."""
-        written: list[tuple[MemoryItem, str]] = []
-        if lands_in_inbox("ai", self.settings.get(INBOX_SETTING)):
-            items = [replace(it, extra=mark_pending(it.extra)) if it.source == "ai" else it for it in items]
-        try:
-            with self.write_lock.hold():
-                for item in items:
-                    rel = self.vault.write(item, None)
-                    written.append((item, rel))
-                pairs = []
-                with self.store.transaction():
-                    for item, rel in written:
-                        st = self.vault.stat(rel)
-                        pk = self.store.upsert(item, rel, st.mtime_ns if st else 0, st.size if st else 0)
-                        pairs.append((pk, item))
-                    access.refresh(self.store, self.config, [it.id for it, _ in written])  # a first importance
-        except BaseException:
-            for _, rel in written:  # all or nothing: no file without its row
-                self.vault.delete_file(rel)
-            raise
-        self._history_pending = True
-        self._embed_now(pairs, tracker)
-        return [self.store.get(it.id) or it for it in items]
+        values = validated(self.config, content, "context", title, None, None, "user", self.config.default_salience)
+        probe = dedup.provisional(values, **known_fields({"summary": summary}))
+        return dedup.find_duplicates(self.memories, probe, threshold=threshold, limit=limit)
 
     def save_batch(self, items: Sequence[Mapping[str, Any]], *, mode: str = "rollback",
                    progress: ProgressFn | None = None, cancel: CancelToken | None = None) -> BatchResult:
@@ -407,55 +236,15 @@ class MemoryService:
 
         ``mode="rollback"``: any invalid item fails the whole batch (nothing is written).
         ``mode="skip"``: invalid items are reported in ``errors`` and the rest are saved."""
-        if mode not in ("rollback", "skip"):
-            raise ValidationError("mode must be 'rollback' or 'skip'.", field="mode")
-        prepared: list[MemoryItem] = []
-        errors: list[dict] = []
-        taken: set[str] = set()
-        now = utcnow()
-        for i, raw in enumerate(items):
-            try:
-                if not isinstance(raw, Mapping):
-                    raise ValidationError("each item must be a mapping with at least 'content'.")
-                fields = dict(raw)
-                values = self._validated(
-                    fields.pop("content", ""), fields.pop("category", "context"), fields.pop("title", None),
-                    fields.pop("keywords", None), fields.pop("session_id", None), fields.pop("source", "user"),
-                    fields.pop("salience", self.config.default_salience),
-                )
-                created = fields.pop("created_at", None)
-                created_dt = _as_datetime(created) if created else now
-                updated = fields.pop("updated_at", None)
-                updated_dt = _as_datetime(updated, "updated_at") if updated else created_dt
-                # An id is given when restoring an export or linking the parts of an imported document.
-                mid = self._free_id(fields.pop("id", None), taken)
-                taken.add(mid)
-                prepared.append(MemoryItem(id=mid, created_at=created_dt, updated_at=updated_dt, **values,
-                                           **_known_fields(fields)))
-            except (ValidationError, TypeError) as exc:
-                if mode == "rollback":
-                    raise ValidationError(f"Item {i}: {exc}", field=getattr(exc, "field", None)) from exc
-                errors.append({"index": i, "error": str(exc), "code": "VALIDATION_ERROR"})
+        prepared, errors = batch_items(self.config, items, mode, lambda mid: self.store.file_info(mid) is not None)
         tracker = Tracker(len(prepared), progress, cancel)
-        saved = self._write_new(prepared, tracker) if prepared else []
+        saved = self.memories.write_new(prepared, tracker) if prepared else []
         return BatchResult(saved, errors)
 
-    def _free_id(self, given: Any, taken: set[str]) -> str:
-        """``given`` if it can name a new memory (not in the vault, not earlier in the batch), else a new id."""
-        if given is None or given == "":
-            return new_id()
-        mid = str(given).strip()
-        if not mid or len(mid) > 200 or any(c in mid for c in "\r\n\x00"):
-            raise ValidationError("id must be one line of at most 200 characters.", field="id")
-        if mid in taken or self.store.file_info(mid) is not None:
-            raise ValidationError(f"A memory with id {mid!r} is already in this vault.", field="id")
-        return mid
-
     def get(self, memory_id: str, *, record_access: bool = True) -> MemoryItem | None:
-        item = self._fresh(memory_id)
+        item = self.memories.fresh(memory_id)
         if item is not None and record_access:
-            with self.store.transaction():
-                access.record(self.store, [memory_id], "get", self.config)
+            self.memories.recall([memory_id], "get")
             item = self.store.get(memory_id)
         return item
 
@@ -464,81 +253,21 @@ class MemoryService:
         found = self.store.get_many(memory_ids)
         items = [found[i] for i in dict.fromkeys(memory_ids) if i in found]
         if record_access and items:
-            with self.store.transaction():
-                access.record(self.store, [it.id for it in items], "batch_get", self.config)
+            self.memories.recall([it.id for it in items], "batch_get")
             fresh = self.store.get_many(it.id for it in items)
             items = [fresh[it.id] for it in items]
         return items
 
-    def _fresh(self, memory_id: str) -> MemoryItem | None:
-        """The indexed memory, re-read first if another program changed its file since it was indexed."""
-        info = self.store.file_info(memory_id)
-        if info is None:
-            return None
-        st = self.vault.stat(info.file_path)
-        if st is None or st.mtime_ns != info.mtime_ns or st.size != info.size:
-            with self.store.transaction():
-                indexing.index_file(self.store, self.vault, info.file_path)
-        return self.store.get(memory_id)
-
-    @_writes
     def update(self, memory_id: str, *, content: str | None = None, title: str | None = None,
                keywords: Iterable[str] | None = None, category: str | None = None, salience: float | None = None,
                session_id: str | None = None, **fields: Any) -> MemoryItem:
         """Rewrite a memory's file with the changes; re-embeds when its text changed."""
-        current, new, _ = self._changed_item(memory_id, content=content, title=title, keywords=keywords,
-                                             category=category, salience=salience, session_id=session_id, **fields)
-        return self._rewrite(current, new)
+        return self.memories.update(memory_id, content=content, title=title, keywords=keywords, category=category,
+                                    salience=salience, session_id=session_id, **fields)
 
-    def _changed_item(self, memory_id: str, *, content: str | None = None, title: str | None = None,
-                      keywords: Iterable[str] | None = None, category: str | None = None,
-                      salience: float | None = None, session_id: str | None = None,
-                      **fields: Any) -> tuple[MemoryItem, MemoryItem, str]:
-        """(as indexed, as it will be written, its file) for an update; nothing is written yet."""
-        current = self._require(memory_id)
-        rel = self.store.file_info(memory_id).file_path
-        disk = self.vault.read(rel)  # the file is the truth
-        values = self._validated(
-            disk.content if content is None else content,
-            disk.category if category is None else category,
-            disk.title if title is None else title,
-            disk.keywords if keywords is None else keywords,
-            disk.session_id if session_id is None else session_id,
-            disk.source,
-            disk.salience if salience is None else salience,
-        )
-        new = replace(disk, updated_at=utcnow(), **values, **_known_fields(fields, disk.typed))
-        return current, new, rel
-
-    def _rewrite(self, current: MemoryItem, new: MemoryItem) -> MemoryItem:
-        rel = self.store.file_info(current.id).file_path
-        new_rel = self.vault.write(new, rel)
-        st = self.vault.stat(new_rel)
-        with self.store.transaction():
-            pk = self.store.upsert(new, new_rel, st.mtime_ns if st else 0, st.size if st else 0)
-            if indexing.embedded_text_changed(current, new):
-                self.store.clear_chunks(pk)
-        if self.store.get(new.id).chunk_count == 0:
-            self._embed_now([(pk, new)])
-        return self.store.get(new.id)  # type: ignore[return-value]
-
-    def _require(self, memory_id: str) -> MemoryItem:
-        item = self._fresh(memory_id)
-        if item is None:
-            raise MemoryNotFoundError(memory_id)
-        return item
-
-    @_writes
     def delete(self, memory_id: str) -> bool:
         """Move the memory's file to the vault's trash and drop it from the index. False if unknown."""
-        info = self.store.file_info(memory_id)
-        if info is None:
-            return False
-        if self.vault.stat(info.file_path) is not None:
-            self.vault.move_to_trash(info.file_path)
-        with self.store.transaction():
-            self.store.delete(memory_id)
-        return True
+        return self.memories.delete(memory_id)
 
     # -- trash --------------------------------------------------------------------------------------
 
@@ -553,39 +282,14 @@ class MemoryService:
             out.append(replace(item, file_path=str(self.vault.abs(rel))))
         return out
 
-    @_writes
     def restore(self, memory_id: str) -> MemoryItem:
         """Move a trashed memory back to its category folder and index it again."""
         return self.restore_many([memory_id])[0]
 
-    @_writes
     def restore_many(self, memory_ids: Sequence[str], *, missing_ok: bool = False) -> list[MemoryItem]:
         """``restore`` for several memories with one pass over the trash (each trashed file is read to learn
         its id). A memory not in the trash raises MemoryNotFoundError, or is skipped with ``missing_ok``."""
-        wanted = list(dict.fromkeys(memory_ids))
-        found: dict[str, str] = {}
-        for rel in self.vault.scan_trash():
-            try:
-                item = self.vault.read(rel)
-            except StorageError:
-                continue
-            if item.id in wanted and item.id not in found:
-                found[item.id] = rel
-                if len(found) == len(wanted):
-                    break
-        missing = [mid for mid in wanted if mid not in found]
-        if missing and not missing_ok:
-            raise MemoryNotFoundError(missing[0])
-        for mid in found:
-            if self.store.file_info(mid) is not None:
-                raise ValidationError(f"A memory with id {mid!r} is already in the vault.", field="id")
-        with self.store.transaction():
-            for rel in found.values():
-                indexing.index_file(self.store, self.vault, self.vault.restore_from_trash(rel))
-        restored = self.store.get_many(found)
-        self._embed_now([(self.store.pk_of(mid), restored[mid]) for mid in found if mid in restored])
-        back = self.store.get_many(found)
-        return [back[mid] for mid in wanted if mid in back]
+        return self.memories.restore_many(memory_ids, missing_ok=missing_ok)
 
     @_writes
     def empty_trash(self) -> int:
@@ -603,7 +307,7 @@ class MemoryService:
 
     def get_score(self, memory_id: str) -> ImportanceScore:
         """Importance now, with its parts (lifecycle.importance documents the formula)."""
-        self._require(memory_id)
+        self.memories.require(memory_id)
         with self.store.transaction():
             return access.refresh(self.store, self.config, [memory_id])[0]
 
@@ -670,7 +374,7 @@ class MemoryService:
                               title: str | None = None, category: str | None = None,
                               max_chars: int = 4000) -> consolidation.ConsolidationPreview:
         """The memory ``consolidate`` would write, without writing anything."""
-        items = consolidation.sources(self, ids, query, limit)
+        items = consolidation.sources(self.store, ids, query, limit, self._hits)
         return consolidation.preview(items, title=title, category=category, max_chars=max_chars)
 
     @_writes
@@ -679,20 +383,23 @@ class MemoryService:
                     max_chars: int = 4000) -> consolidation.ConsolidationResult:
         """2..50 memories (by id, or the best hits of ``query``) become one extractive summary that records
         ``consolidated_from``; the originals are kept or moved to the trash."""
-        items = consolidation.sources(self, ids, query, limit)
-        return consolidation.consolidate(self, items, preserve_originals=preserve_originals, title=title,
+        items = consolidation.sources(self.store, ids, query, limit, self._hits)
+        return consolidation.consolidate(self.memories, items, preserve_originals=preserve_originals, title=title,
                                          category=category, max_chars=max_chars)
 
     @_writes
     def undo_consolidation(self, summary_id: str) -> list[MemoryItem]:
         """Take a consolidation back: the originals return and the summary goes to the trash."""
-        return consolidation.undo(self, summary_id)
+        return consolidation.undo(self.memories, summary_id)
+
+    def _hits(self, query: str, limit: int) -> list[MemoryItem]:
+        return [r.memory for r in self.search(query, limit=limit, record_access=False)]
 
     def update_batch(self, updates: Sequence[Mapping[str, Any]], *, mode: str = "rollback",
                      progress: ProgressFn | None = None, cancel: CancelToken | None = None) -> BatchResult:
         """Many updates (each a mapping with ``id`` and the fields to change), any number, in chunks.
         Same contract as ``save_batch``; ``created_ids`` holds the ids updated."""
-        items, errors = batches.update_batch(self, updates, mode, Tracker(0, progress, cancel))
+        items, errors = batches.update_batch(self.memories, updates, mode, Tracker(0, progress, cancel))
         return BatchResult(items, errors)
 
     # -- listing --------------------------------------------------------------------------------------
@@ -774,39 +481,14 @@ class MemoryService:
         warnings: list[str] = []
         query_vec = None
         if mode != "keyword":
-            query_vec = self._query_vector(query, mode, warnings)
-        outcome = search.run(self.store, query, query_vec=query_vec, embedder=self._embedder, mode=mode,
+            query_vec = self.embedding.query_vector(query, mode, warnings)
+        outcome = search.run(self.store, query, query_vec=query_vec, embedder=self.embedding.embedder, mode=mode,
                              limit=limit, filters=filters, sort_by=sort_by, keyword_weight=kw_weight,
                              rrf_k=self.config.rrf_k, warnings=warnings)
         self.last_warnings = outcome.warnings
         if record_access and outcome.results:
-            with self.store.transaction():
-                access.record(self.store, [r.memory.id for r in outcome.results], "search", self.config)
+            self.memories.recall([r.memory.id for r in outcome.results], "search")
         return outcome.results
-
-    def _query_vector(self, query: str, mode: str, warnings: list[str]) -> list[float] | None:
-        emb = self._usable_embedder()
-        if emb is None:
-            if self._embedder is None and mode == "hybrid":
-                return None  # a keyword-only vault by choice: hybrid is keyword search, nothing to warn about
-            why = self._embedder_error or "no embedder is configured"
-            warnings.append(f"Semantic search unavailable ({why}); showing keyword results.")
-            return None
-        if self.store.vectors.count() == 0:
-            if self.store.count():
-                warnings.append("No memory is embedded yet; showing keyword results. Run reindex to embed them.")
-            return None
-        try:
-            vec = emb.embed_query(query)
-            indexing.check_dimension(self.store, [vec])
-        except DimensionMismatch:
-            raise
-        except EmbeddingError as exc:
-            self._embedder_down(exc)
-            warnings.append(f"Semantic search unavailable ({exc}); showing keyword results.")
-            return None
-        self._embedder_ok()
-        return vec
 
     def search_by_keywords(self, keywords: Iterable[str], limit: int = 10, match_all: bool = False) -> list[MemoryItem]:
         """Memories whose tags match ``keywords`` (case-insensitive), best matches first."""
@@ -824,8 +506,7 @@ class MemoryService:
         ids = [r[0] for r in rows]
         items = self.store.get_many(ids)
         if ids:
-            with self.store.transaction():
-                access.record(self.store, ids, "search", self.config)
+            self.memories.recall(ids, "search")
         return [items[i] for i in ids if i in items]
 
     # -- sessions -------------------------------------------------------------------------------------
@@ -857,7 +538,7 @@ class MemoryService:
         report = indexing.rebuild(self.store, self.vault, Tracker(0, progress, cancel))
         self.last_sync = report
         self.last_warnings = ()
-        if embed and self._embedder is not None:
+        if embed and self.embedding.embedder is not None:
             try:
                 self.reindex_missing(progress=progress, cancel=cancel)
             except EmbedderUnavailable as exc:
@@ -868,24 +549,7 @@ class MemoryService:
                         batch: int = 256) -> int:
         """Embed every memory that has no vectors yet (saved while the embedder was down, or added by
         another program). Returns how many were embedded. Raises EmbedderUnavailable if it is still down."""
-        emb = self._embedder
-        if emb is None:
-            raise EmbedderUnavailable("No embedder is configured for this vault: memories are found by keyword.")
-        ids = self.store.unembedded_ids()
-        tracker = Tracker(len(ids), progress, cancel)
-        done = 0
-        for start in range(0, len(ids), batch):
-            tracker.check()
-            items = self.store.get_many(ids[start : start + batch])
-            pairs = [(self.store.pk_of(i), items[i]) for i in ids[start : start + batch] if i in items]
-            try:
-                done += indexing.embed_items(self.store, emb, pairs, self.config, tracker)  # type: ignore[arg-type]
-            except EmbedderUnavailable as exc:
-                self._embedder_down(exc)
-                raise
-            self._embedder_ok()
-            self._record_model()
-        return done
+        return self.embedding.reindex_missing(progress=progress, cancel=cancel, batch=batch)
 
     # -- import / export ------------------------------------------------------------------------------
 
@@ -922,7 +586,7 @@ class MemoryService:
     def health(self, limit: int = 500) -> health.VaultHealth:
         """Unreadable files (with reasons), memories without embeddings (no fault in a keyword-only vault),
         and index rows without files."""
-        return health.check(self.store, self.vault, limit, keyword_only=self._embedder is None)
+        return health.check(self.store, self.vault, limit, keyword_only=self.embedding.embedder is None)
 
     def stats(self) -> MemoryStats:
         conn = self.store.conn
@@ -946,29 +610,3 @@ class MemoryService:
             trash_count=sum(1 for _ in self.vault.scan_trash()),
             **decay.lifecycle_counts(self.store),
         )
-
-
-def _close_embedder(embedder: Embedder | None) -> None:
-    # Providers holding connections (Ollama's HTTP client) release them; others have nothing to close.
-    close = getattr(embedder, "close", None)
-    if close is not None:
-        close()
-
-
-def _as_datetime(value: Any, key: str = "created_at") -> datetime:
-    try:
-        dt = parse_datetime(value, key)
-    except ValueError as exc:
-        raise ValidationError(str(exc), field=key) from None
-    assert dt is not None
-    return dt
-
-
-def _known_fields(fields: Mapping[str, Any], typed_base: Mapping[str, Any] | None = None, *,
-                 now: datetime | None = None) -> dict[str, Any]:
-    """MemoryItem keyword arguments from a caller's optional fields, validated (lifecycle.fields); typed
-    fields are merged into ``typed_base`` (an update changes only the typed fields it names)."""
-    item, typed = item_fields.split(fields, now)
-    if typed:
-        item["typed"] = item_fields.merged_typed(typed_base or {}, typed)
-    return item

@@ -11,16 +11,14 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from memory_curator.core import indexing
 from memory_curator.core.errors import MemoryNotFoundError, StorageError, ValidationError
+from memory_curator.core.memories import Memories
 from memory_curator.core.model import MemoryItem
 from memory_curator.core.progress import Tracker
 from memory_curator.core.vault.files import atomic_write_text
-
-if TYPE_CHECKING:  # the service calls in here; only its type is needed
-    from memory_curator.core.service import MemoryService
 
 CHUNK = 500
 MODES = ("rollback", "skip")
@@ -46,7 +44,7 @@ def check_mode(mode: str) -> None:
         raise ValidationError("mode must be 'rollback' or 'skip'.", field="mode")
 
 
-def plan(svc: MemoryService, updates: Sequence[Mapping[str, Any]], mode: str) -> tuple[list[_Planned], list[dict]]:
+def plan(memories: Memories, updates: Sequence[Mapping[str, Any]], mode: str) -> tuple[list[_Planned], list[dict]]:
     """Validate every update against its file before anything is written."""
     planned: list[_Planned] = []
     errors: list[dict] = []
@@ -62,7 +60,7 @@ def plan(svc: MemoryService, updates: Sequence[Mapping[str, Any]], mode: str) ->
                                       field="id", code="DUPLICATE_ID")
             seen.add(mid)
             changes = {k: v for k, v in raw.items() if k != "id"}
-            current, new, rel = svc._changed_item(mid, **changes)
+            current, new, rel = memories.changed_item(mid, **changes)
             planned.append(_Planned(i, current, new, rel))
         except MemoryNotFoundError as exc:
             if mode == "rollback":
@@ -76,62 +74,61 @@ def plan(svc: MemoryService, updates: Sequence[Mapping[str, Any]], mode: str) ->
     return planned, errors
 
 
-def _write_one(svc: MemoryService, p: _Planned, undo: list[_Undo]) -> int:
-    original = svc.vault.abs(p.rel).read_bytes()
-    new_rel = svc.vault.write(p.new, p.rel)
+def _write_one(memories: Memories, p: _Planned, undo: list[_Undo]) -> int:
+    original = memories.vault.abs(p.rel).read_bytes()
+    new_rel = memories.vault.write(p.new, p.rel)
     undo.append(_Undo(p.rel, new_rel, original))
-    st = svc.vault.stat(new_rel)
-    pk = svc.store.upsert(p.new, new_rel, st.mtime_ns if st else 0, st.size if st else 0)
+    st = memories.vault.stat(new_rel)
+    pk = memories.store.upsert(p.new, new_rel, st.mtime_ns if st else 0, st.size if st else 0)
     if indexing.embedded_text_changed(p.current, p.new):
-        svc.store.clear_chunks(pk)
+        memories.store.clear_chunks(pk)
     return pk
 
 
-def _put_back(svc: MemoryService, undo: list[_Undo]) -> None:
+def _put_back(memories: Memories, undo: list[_Undo]) -> None:
     for u in reversed(undo):
         if u.new_rel != u.rel:
-            svc.vault.delete_file(u.new_rel)
-        atomic_write_text(svc.vault.abs(u.rel), u.original.decode("utf-8"))  # vault files are UTF-8: exact bytes
+            memories.vault.delete_file(u.new_rel)
+        atomic_write_text(memories.vault.abs(u.rel), u.original.decode("utf-8"))  # vault files are UTF-8: exact bytes
 
 
-def update_batch(svc: MemoryService, updates: Sequence[Mapping[str, Any]], mode: str, tracker: Tracker,
+def update_batch(memories: Memories, updates: Sequence[Mapping[str, Any]], mode: str, tracker: Tracker,
                  chunk: int = CHUNK) -> tuple[list[MemoryItem], list[dict]]:
     """Returns (updated memories in input order, errors)."""
     check_mode(mode)
-    planned, errors = plan(svc, updates, mode)
+    planned, errors = plan(memories, updates, mode)
     tracker.total = len(planned)
     done: list[_Planned] = []
-    with svc.write_lock.hold():
+    with memories.writing():
         if mode == "rollback":
             undo: list[_Undo] = []
             try:
-                with svc.store.transaction():
+                with memories.store.transaction():
                     for start in range(0, len(planned), chunk):
-                        with svc.store.transaction():  # a savepoint per chunk
+                        with memories.store.transaction():  # a savepoint per chunk
                             for p in planned[start : start + chunk]:
-                                _write_one(svc, p, undo)
+                                _write_one(memories, p, undo)
                         tracker.step(len(planned[start : start + chunk]), "updating")
             except BaseException:
-                _put_back(svc, undo)
+                _put_back(memories, undo)
                 raise
             done = planned
         else:
             for start in range(0, len(planned), chunk):
-                with svc.store.transaction():
+                with memories.store.transaction():
                     for p in planned[start : start + chunk]:
                         try:
-                            with svc.store.transaction():
-                                _write_one(svc, p, [])
+                            with memories.store.transaction():
+                                _write_one(memories, p, [])
                             done.append(p)
                         except (StorageError, OSError) as exc:
                             errors.append({"index": p.index, "id": p.current.id, "error": str(exc),
                                            "code": "STORAGE_ERROR"})
                 tracker.step(len(planned[start : start + chunk]), "updating")
-    svc._history_pending = True
     to_embed = [p.new.id for p in done if indexing.embedded_text_changed(p.current, p.new)]
     if to_embed:
-        items = svc.store.get_many(to_embed)
-        svc._embed_now([(svc.store.pk_of(i), items[i]) for i in to_embed if i in items])  # type: ignore[misc]
-    fresh = svc.store.get_many(p.new.id for p in done)
+        items = memories.store.get_many(to_embed)
+        memories.embedding.embed_now([(memories.store.pk_of(i), items[i]) for i in to_embed if i in items])
+    fresh = memories.store.get_many(p.new.id for p in done)
     errors.sort(key=lambda e: e["index"])
     return [fresh[p.new.id] for p in done if p.new.id in fresh], errors

@@ -12,19 +12,17 @@ consolidation back.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING
 
 from memory_curator.core.errors import MemoryNotFoundError, ValidationError
+from memory_curator.core.index.store import IndexStore
 from memory_curator.core.lifecycle.decay import move_to_trash
 from memory_curator.core.lifecycle.grouping import MAX_GROUP, MIN_GROUP
 from memory_curator.core.lifecycle.rewrite import rewrite
 from memory_curator.core.lifecycle.summarize import MAX_SUMMARY_CHARS, summarize
+from memory_curator.core.memories import Memories
 from memory_curator.core.model import MemoryItem
-
-if TYPE_CHECKING:  # the service calls in here; only its type is needed
-    from memory_curator.core.service import MemoryService
 
 MAX_KEYWORDS = 20
 
@@ -50,8 +48,10 @@ class ConsolidationResult:
     trashed: int  # originals moved to the trash (0 when preserved)
 
 
-def sources(svc: MemoryService, ids: Sequence[str] | None, query: str | None, limit: int) -> list[MemoryItem]:
-    """The memories to consolidate: by id (in the order given), or the best ``limit`` hits of ``query``."""
+def sources(store: IndexStore, ids: Sequence[str] | None, query: str | None, limit: int,
+            search: Callable[[str, int], list[MemoryItem]]) -> list[MemoryItem]:
+    """The memories to consolidate: by id (in the order given), or the best ``limit`` hits of ``query``
+    (``search(query, limit)``)."""
     if (ids is None) == (query is None):
         raise ValidationError("Give either ids or a query to choose the memories to consolidate.", field="ids")
     if ids is not None:
@@ -59,13 +59,13 @@ def sources(svc: MemoryService, ids: Sequence[str] | None, query: str | None, li
             raise ValidationError("ids must be a list of memory ids.", field="ids", code="WRONG_TYPE")
         ids = list(dict.fromkeys(ids))
         _check_size(len(ids))
-        found = svc.store.get_many(ids)
+        found = store.get_many(ids)
         for mid in ids:
             if mid not in found:
                 raise MemoryNotFoundError(mid)
         return [found[mid] for mid in ids]
     _check_size(limit)
-    items = [r.memory for r in svc.search(query, limit=limit, record_access=False)]  # type: ignore[arg-type]
+    items = search(query, limit)  # type: ignore[arg-type]
     if len(items) < MIN_GROUP:
         raise ValidationError(f"The query found {len(items)} memory; consolidation needs at least {MIN_GROUP}.",
                               field="query", code="GROUP_SIZE")
@@ -106,33 +106,33 @@ def preview(items: Sequence[MemoryItem], *, title: str | None = None, category: 
     )
 
 
-def consolidate(svc: MemoryService, items: Sequence[MemoryItem], *, preserve_originals: bool = True,
+def consolidate(memories: Memories, items: Sequence[MemoryItem], *, preserve_originals: bool = True,
                 title: str | None = None, category: str | None = None,
                 max_chars: int = MAX_SUMMARY_CHARS) -> ConsolidationResult:
     p = preview(items, title=title, category=category, max_chars=max_chars)
-    memory = svc.save(p.content, category=p.category, title=p.title, keywords=p.keywords, session_id=p.session_id,
+    memory = memories.create(p.content, category=p.category, title=p.title, keywords=p.keywords, session_id=p.session_id,
                       source="system", salience=p.salience, scope=p.scope, actors=p.actors,
                       consolidated_from=p.source_ids)
     if preserve_originals:
-        rewrite(svc.store, svc.vault, p.source_ids,
+        rewrite(memories.store, memories.vault, p.source_ids,
                 lambda it: None if it.superseded_by else replace(it, superseded_by=memory.id), skip_unreadable=True)
         return ConsolidationResult(memory, p.source_ids, 0)
-    return ConsolidationResult(memory, p.source_ids, move_to_trash(svc.store, svc.vault, list(p.source_ids)))
+    return ConsolidationResult(memory, p.source_ids, move_to_trash(memories.store, memories.vault, list(p.source_ids)))
 
 
-def undo(svc: MemoryService, summary_id: str) -> list[MemoryItem]:
+def undo(memories: Memories, summary_id: str) -> list[MemoryItem]:
     """Take a consolidation back: its originals return (from the trash, or no longer superseded by the summary)
     and the summary goes to the trash. Returns the originals that came back; one deleted for good since (the
     trash emptied) cannot, and is left out."""
-    summary = svc.store.get(summary_id)
+    summary = memories.store.get(summary_id)
     if summary is None:
         raise MemoryNotFoundError(summary_id)
     if not summary.consolidated_from:
         raise ValidationError(f"{summary.title!r} is not the summary of a consolidation.", field="id")
-    kept = svc.store.get_many(summary.consolidated_from)
+    kept = memories.store.get_many(summary.consolidated_from)
     marked = [mid for mid, it in kept.items() if it.superseded_by == summary_id]
-    rewrite(svc.store, svc.vault, marked, lambda it: replace(it, superseded_by=None), skip_unreadable=True)
-    svc.restore_many([mid for mid in summary.consolidated_from if mid not in kept], missing_ok=True)
-    svc.delete(summary_id)
-    back = svc.store.get_many(summary.consolidated_from)
+    rewrite(memories.store, memories.vault, marked, lambda it: replace(it, superseded_by=None), skip_unreadable=True)
+    memories.restore_many([mid for mid in summary.consolidated_from if mid not in kept], missing_ok=True)
+    memories.delete(summary_id)
+    back = memories.store.get_many(summary.consolidated_from)
     return [back[mid] for mid in summary.consolidated_from if mid in back]

@@ -11,17 +11,15 @@ from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from memory_curator.core import indexing
 from memory_curator.core.errors import EmbeddingError, ValidationError
 from memory_curator.core.lifecycle.similarity import jaccard, word_set
+from memory_curator.core.memories import Memories
 from memory_curator.core.model import MemoryItem
 from memory_curator.core.search import Filters, keyword_ranked
 from memory_curator.core.text import tokens
-
-if TYPE_CHECKING:  # the service calls in here; only its type is needed
-    from memory_curator.core.service import MemoryService
 
 ON_DUPLICATE = ("add", "skip", "merge")
 KNN_PER_CHUNK = 10
@@ -43,56 +41,56 @@ class SaveOutcome:
     duplicate: DuplicateMatch | None  # the closest memory above the threshold, if any
 
 
-def _live(svc: MemoryService, pks: list[int]) -> dict[int, MemoryItem]:
+def _live(memories: Memories, pks: list[int]) -> dict[int, MemoryItem]:
     where, params = Filters().sql()
-    found = svc.store.get_by_pks(pks)
-    live = {pk for (pk,) in svc.store.conn.execute(
+    found = memories.store.get_by_pks(pks)
+    live = {pk for (pk,) in memories.store.conn.execute(
         f"SELECT m.pk FROM memories m WHERE m.pk IN ({','.join('?' * len(pks))}) AND {where}", [*pks, *params])}
     return {pk: it for pk, it in found.items() if pk in live}
 
 
-def semantic_matches(svc: MemoryService, item: MemoryItem, limit: int) -> list[DuplicateMatch] | None:
+def semantic_matches(memories: Memories, item: MemoryItem, limit: int) -> list[DuplicateMatch] | None:
     """None when the embedder cannot be used (the caller falls back to keywords)."""
-    emb = svc._usable_embedder()
-    if emb is None or svc.store.vectors.count() == 0:
+    emb = memories.embedding.usable()
+    if emb is None or memories.store.vectors.count() == 0:
         return None
-    texts = [c[4] for c in indexing.embedding_chunks(item, svc.config, emb.max_chunk_tokens)]
+    texts = [c[4] for c in indexing.embedding_chunks(item, memories.config, emb.max_chunk_tokens)]
     try:
         vectors = emb.embed_documents(texts)
     except EmbeddingError:
         return None
     best: dict[int, list[float]] = defaultdict(lambda: [0.0] * len(vectors))
     for n, vec in enumerate(vectors):
-        hits = svc.store.vectors.knn(vec, KNN_PER_CHUNK)
-        owners = svc.store.chunk_texts([cid for cid, _ in hits])
+        hits = memories.store.vectors.knn(vec, KNN_PER_CHUNK)
+        owners = memories.store.chunk_texts([cid for cid, _ in hits])
         for cid, dist in hits:
             if cid in owners:
                 pk = owners[cid][0]
                 best[pk][n] = max(best[pk][n], 1.0 - dist)
     if not best:
         return []
-    items = _live(svc, list(best))
+    items = _live(memories, list(best))
     out = [DuplicateMatch(it.id, it.title, round(sum(best[pk]) / len(vectors), 6), "semantic")
            for pk, it in items.items()]
     return sorted(out, key=lambda m: -m.similarity)[:limit]
 
 
-def keyword_matches(svc: MemoryService, item: MemoryItem, limit: int) -> list[DuplicateMatch]:
+def keyword_matches(memories: Memories, item: MemoryItem, limit: int) -> list[DuplicateMatch]:
     terms = tokens.query_terms(f"{item.title} {item.content[:2000]}")[:64]
-    ranked = keyword_ranked(svc.store, terms, Filters(), KEYWORD_CANDIDATES)
+    ranked = keyword_ranked(memories.store, terms, Filters(), KEYWORD_CANDIDATES)
     mine = word_set(item)
-    items = svc.store.get_by_pks([pk for pk, _ in ranked])
+    items = memories.store.get_by_pks([pk for pk, _ in ranked])
     out = [DuplicateMatch(it.id, it.title, round(jaccard(mine, word_set(it)), 6), "keyword") for it in items.values()]
     return sorted(out, key=lambda m: -m.similarity)[:limit]
 
 
-def find_duplicates(svc: MemoryService, item: MemoryItem, *, threshold: float | None = None,
+def find_duplicates(memories: Memories, item: MemoryItem, *, threshold: float | None = None,
                     limit: int = 5) -> list[DuplicateMatch]:
     """Live memories more similar to ``item`` than the threshold, closest first."""
-    limit_sim = svc.config.dedup_threshold if threshold is None else float(threshold)
-    matches = semantic_matches(svc, item, limit)
+    limit_sim = memories.config.dedup_threshold if threshold is None else float(threshold)
+    matches = semantic_matches(memories, item, limit)
     if matches is None:
-        matches = keyword_matches(svc, item, limit)
+        matches = keyword_matches(memories, item, limit)
     return [m for m in matches if m.similarity > limit_sim and m.memory_id != item.id]
 
 
@@ -103,19 +101,19 @@ def merged_content(existing: str, new: str) -> str:
     return f"{existing}\n\n{new}"
 
 
-def save(svc: MemoryService, on_duplicate: str, item: MemoryItem, save_args: dict[str, Any]) -> SaveOutcome:
+def save(memories: Memories, on_duplicate: str, item: MemoryItem, save_args: dict[str, Any]) -> SaveOutcome:
     """Check ``item`` (validated, not yet written) for duplicates, then add, skip or merge."""
     if on_duplicate not in ON_DUPLICATE:
         raise ValidationError(f"on_duplicate must be one of {', '.join(ON_DUPLICATE)}.", field="on_duplicate")
-    found = find_duplicates(svc, item, limit=1)
+    found = find_duplicates(memories, item, limit=1)
     dup = found[0] if found else None
     if dup is None or on_duplicate == "add":
-        return SaveOutcome(svc.save(**save_args), "added", dup)
-    existing = svc.get(dup.memory_id, record_access=False)
+        return SaveOutcome(memories.create(**save_args), "added", dup)
+    existing = memories.fresh(dup.memory_id)
     assert existing is not None
     if on_duplicate == "skip":
         return SaveOutcome(existing, "skipped", dup)
-    merged = svc.update(
+    merged = memories.update(
         existing.id,
         content=merged_content(existing.content, item.content),
         keywords=tuple(dict.fromkeys((*existing.keywords, *item.keywords))),

@@ -1,0 +1,207 @@
+"""Memories: one change to the vault as a unit, for the facade and the modules that change memories.
+
+A change takes the cross-process write lock (another process's read-modify-write never interleaves with
+ours), writes the file first (the truth), then its index row, then embeds it when the embedder is up, and
+leaves a change for the next history commit (batched: at most one git commit per ``HISTORY_BATCH_S``).
+Lifecycle modules, the inbox and history receive this object, never the service.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import replace
+from typing import Any
+
+from memory_curator.core import indexing
+from memory_curator.core.config import MemoryConfig
+from memory_curator.core.embedding import Embedding
+from memory_curator.core.errors import MemoryNotFoundError, StorageError, ValidationError
+from memory_curator.core.history import GitHistory
+from memory_curator.core.index.store import IndexStore
+from memory_curator.core.lifecycle import access
+from memory_curator.core.lifecycle.review import SETTING as INBOX_SETTING
+from memory_curator.core.lifecycle.review import lands_in_inbox, mark_pending
+from memory_curator.core.model import MemoryItem, utcnow
+from memory_curator.core.progress import Tracker
+from memory_curator.core.validation import known_fields, new_item, validated
+from memory_curator.core.vault.lock import VaultLock
+from memory_curator.core.vault.settings import VaultSettings
+from memory_curator.core.vault.store import Vault
+
+HISTORY_BATCH_S = 2.0  # changes made within this long of each other go into one git commit
+
+
+class Memories:
+    def __init__(self, vault: Vault, store: IndexStore, config: MemoryConfig, settings: VaultSettings,
+                 embedding: Embedding):
+        self.vault = vault
+        self.store = store
+        self.config = config
+        self.settings = settings
+        self.embedding = embedding
+        self.write_lock = VaultLock(vault.state_dir)
+        self.history = GitHistory(vault.root)
+        self.history_pending = False
+        self._history_at = 0.0
+
+    @contextmanager
+    def writing(self) -> Iterator[None]:
+        """Around a change: holds the write lock (re-entrant) and, when the change succeeded, leaves it for
+        the next history commit."""
+        with self.write_lock.hold():
+            yield
+        self.history_pending = True
+
+    def commit_history(self, *, force: bool = False) -> str | None:
+        """Commit the vault's pending changes when it is a git repository; batched: at most one commit per
+        ``HISTORY_BATCH_S`` unless ``force``. Returns the commit id or None."""
+        if not self.history_pending or not self.history.enabled:
+            return None
+        if not force and time.monotonic() - self._history_at < HISTORY_BATCH_S:
+            return None
+        with self.write_lock.hold(wait=force) as held:
+            if not held:
+                return None  # another process is writing: commit at the next poll
+            commit = self.history.commit_pending()
+        self.history_pending = False
+        self._history_at = time.monotonic()
+        return commit
+
+    # -- reading --------------------------------------------------------------------------------------
+
+    def fresh(self, memory_id: str) -> MemoryItem | None:
+        """The indexed memory, re-read first if another program changed its file since it was indexed."""
+        info = self.store.file_info(memory_id)
+        if info is None:
+            return None
+        st = self.vault.stat(info.file_path)
+        if st is None or st.mtime_ns != info.mtime_ns or st.size != info.size:
+            with self.store.transaction():
+                indexing.index_file(self.store, self.vault, info.file_path)
+        return self.store.get(memory_id)
+
+    def require(self, memory_id: str) -> MemoryItem:
+        item = self.fresh(memory_id)
+        if item is None:
+            raise MemoryNotFoundError(memory_id)
+        return item
+
+    def recall(self, memory_ids: Sequence[str], kind: str) -> None:
+        """Log a recall of each memory (it feeds their importance)."""
+        with self.store.transaction():
+            access.record(self.store, list(memory_ids), kind, self.config)
+
+    # -- new memories ---------------------------------------------------------------------------------
+
+    def create(self, content: str, **args: Any) -> MemoryItem:
+        """``save``: a new memory from the caller's values, written, indexed and embedded."""
+        return self.write_new([new_item(self.config, content, **args)])[0]
+
+    def write_new(self, items: Sequence[MemoryItem], tracker: Tracker | None = None) -> list[MemoryItem]:
+        """Files first (the truth), then the index rows in one transaction, then embeddings."""
+        written: list[tuple[MemoryItem, str]] = []
+        if lands_in_inbox("ai", self.settings.get(INBOX_SETTING)):
+            items = [replace(it, extra=mark_pending(it.extra)) if it.source == "ai" else it for it in items]
+        try:
+            with self.write_lock.hold():
+                for item in items:
+                    rel = self.vault.write(item, None)
+                    written.append((item, rel))
+                pairs = []
+                with self.store.transaction():
+                    for item, rel in written:
+                        st = self.vault.stat(rel)
+                        pk = self.store.upsert(item, rel, st.mtime_ns if st else 0, st.size if st else 0)
+                        pairs.append((pk, item))
+                    access.refresh(self.store, self.config, [it.id for it, _ in written])  # a first importance
+        except BaseException:
+            for _, rel in written:  # all or nothing: no file without its row
+                self.vault.delete_file(rel)
+            raise
+        self.history_pending = True
+        self.embedding.embed_now(pairs, tracker)
+        return [self.store.get(it.id) or it for it in items]
+
+    # -- changes --------------------------------------------------------------------------------------
+
+    def changed_item(self, memory_id: str, *, content: str | None = None, title: str | None = None,
+                     keywords: Any = None, category: str | None = None, salience: float | None = None,
+                     session_id: str | None = None, **fields: Any) -> tuple[MemoryItem, MemoryItem, str]:
+        """(as indexed, as it will be written, its file) for an update; nothing is written yet."""
+        current = self.require(memory_id)
+        rel = self.store.file_info(memory_id).file_path
+        disk = self.vault.read(rel)  # the file is the truth
+        values = validated(
+            self.config,
+            disk.content if content is None else content,
+            disk.category if category is None else category,
+            disk.title if title is None else title,
+            disk.keywords if keywords is None else keywords,
+            disk.session_id if session_id is None else session_id,
+            disk.source,
+            disk.salience if salience is None else salience,
+        )
+        new = replace(disk, updated_at=utcnow(), **values, **known_fields(fields, disk.typed))
+        return current, new, rel
+
+    def rewrite(self, current: MemoryItem, new: MemoryItem) -> MemoryItem:
+        rel = self.store.file_info(current.id).file_path
+        new_rel = self.vault.write(new, rel)
+        st = self.vault.stat(new_rel)
+        with self.store.transaction():
+            pk = self.store.upsert(new, new_rel, st.mtime_ns if st else 0, st.size if st else 0)
+            if indexing.embedded_text_changed(current, new):
+                self.store.clear_chunks(pk)
+        if self.store.get(new.id).chunk_count == 0:
+            self.embedding.embed_now([(pk, new)])
+        return self.store.get(new.id)  # type: ignore[return-value]
+
+    def update(self, memory_id: str, **changes: Any) -> MemoryItem:
+        """Rewrite a memory's file with the changes; re-embeds when its text changed."""
+        with self.writing():
+            current, new, _ = self.changed_item(memory_id, **changes)
+            return self.rewrite(current, new)
+
+    def delete(self, memory_id: str) -> bool:
+        """Move the memory's file to the vault's trash and drop it from the index. False if unknown."""
+        with self.writing():
+            info = self.store.file_info(memory_id)
+            if info is None:
+                return False
+            if self.vault.stat(info.file_path) is not None:
+                self.vault.move_to_trash(info.file_path)
+            with self.store.transaction():
+                self.store.delete(memory_id)
+            return True
+
+    def restore_many(self, memory_ids: Sequence[str], *, missing_ok: bool = False) -> list[MemoryItem]:
+        """Trashed memories back to their category folders, with one pass over the trash (each trashed file
+        is read to learn its id). One not in the trash raises MemoryNotFoundError, or is skipped with
+        ``missing_ok``."""
+        with self.writing():
+            wanted = list(dict.fromkeys(memory_ids))
+            found: dict[str, str] = {}
+            for rel in self.vault.scan_trash():
+                try:
+                    item = self.vault.read(rel)
+                except StorageError:
+                    continue
+                if item.id in wanted and item.id not in found:
+                    found[item.id] = rel
+                    if len(found) == len(wanted):
+                        break
+            missing = [mid for mid in wanted if mid not in found]
+            if missing and not missing_ok:
+                raise MemoryNotFoundError(missing[0])
+            for mid in found:
+                if self.store.file_info(mid) is not None:
+                    raise ValidationError(f"A memory with id {mid!r} is already in the vault.", field="id")
+            with self.store.transaction():
+                for rel in found.values():
+                    indexing.index_file(self.store, self.vault, self.vault.restore_from_trash(rel))
+            restored = self.store.get_many(found)
+            self.embedding.embed_now([(self.store.pk_of(mid), restored[mid]) for mid in found if mid in restored])
+            back = self.store.get_many(found)
+            return [back[mid] for mid in wanted if mid in back]
