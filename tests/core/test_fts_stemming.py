@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from memory_curator.core.index import db, migrations
+from memory_curator.core.index import db
 from memory_curator.core.service import MemoryService
+from old_index import write_old_index
 
 
 def test_inflected_english_forms_meet(svc):
@@ -19,22 +20,9 @@ def test_an_index_without_stemming_is_refilled_on_open(vault_dir, config):
     with MemoryService.open(vault_dir, embedder="none", config=config) as svc:
         item = svc.save("Two studies decided it.", keywords=["planning"])
         rel = svc.store.file_info(item.id).file_path
-    for p in vault_dir.glob("index.db*"):
-        p.unlink()
     # The index as schema 3 left it: the FTS table of migration 1 (no stemming), filled the old way.
+    write_old_index(vault_dir, 3, item.id, rel, "Studies", "Two studies decided it.", ["planning"])
     conn = db.connect(vault_dir / "index.db")
-    migrations.current_version(conn)
-    conn.execute("BEGIN")
-    for version, name, fn in migrations.MIGRATIONS[:3]:
-        fn(conn)
-        conn.execute("INSERT INTO schema_migrations (version, name) VALUES (?, ?)", (version, name))
-    pk = conn.execute(
-        "INSERT INTO memories (id, title, category, file_path, salience, created_at, updated_at, source, keywords, "
-        "content) VALUES (?, 'Studies', 'context', ?, 0.8, '2025-01-01T00:00:00Z', '2025-01-01T00:00:00Z', 'user', "
-        "'[\"planning\"]', 'Two studies decided it.')", (item.id, rel)).lastrowid
-    conn.execute("INSERT INTO memories_fts (rowid, title, content, keywords) VALUES (?, 'Studies', "
-                 "'Two studies decided it.', 'planning')", (pk,))
-    conn.execute("COMMIT")
     assert conn.execute("SELECT count(*) FROM memories_fts WHERE memories_fts MATCH 'study'").fetchone()[0] == 0
     conn.close()
 

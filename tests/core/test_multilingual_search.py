@@ -79,16 +79,22 @@ def test_finnish_inflected_forms_meet(mixed, query, expected):
     assert not found & {ids[k] for k in ENGLISH}
 
 
-def test_finnish_stems():
-    assert {finnish.stem(w) for w in ("muisti", "muistin", "muistit", "muisteja", "muisteissa", "muistiin")} == {"muist"}
-    assert finnish.stem("päätöksen") == finnish.stem("päätös")[:4] and finnish.stem("haku") == "haku"
+def test_finnish_prefix_stems():
+    assert {finnish.prefix_stem(w) for w in ("muisti", "muistin", "muistit", "muisteja", "muisteissa", "muistiin")} == {"muist"}
+    assert finnish.prefix_stem("päätöksen") == finnish.prefix_stem("päätös")[:4] and finnish.prefix_stem("haku") == "haku"
+
+
+def test_snowball_stems_are_stored_only_where_they_differ_from_the_word():
+    assert finnish.snowball_stems(["tietokannan", "tietokantaan", "haku"]) == {
+        "tietokannan": "tietokan", "tietokantaan": "tietokan", "haku": "haku"}
+    assert finnish.index_stems(["tietokannan", "tietokantaan", "haku", "sqlite3"]) == "tietokan"
 
 
 def test_english_matches_are_not_reordered_by_stemming(mixed):
     svc, ids = mixed
     # Words that match as typed come first; stems only fill the list after them.
     assert ids_of(svc.search("summary", mode="keyword", limit=10))[0] in {ids["summary"], ids["embed"], ids["ttl"], ids["dedup"]}
-    assert tokens.stem_match(["sqlite"]) is None or "sqlite" not in tokens.stem_match(["sqlite"])
+    assert not any("sqlite" in m for m in tokens.stem_matches(["sqlite"]))
 
 
 @pytest.mark.parametrize(

@@ -27,7 +27,7 @@ from memory_curator.core.text.chunking import chunk_text
 from memory_curator.core.vault.codec import format_dt
 
 # Column weights for bm25(): a hit in the title or the tags says more than one in the body.
-BM25_WEIGHTS = (2.0, 1.0, 1.5)
+BM25_WEIGHTS = (2.0, 1.0, 1.5, 1.0)  # title, content, keywords, Finnish stems
 
 
 @dataclass(frozen=True)
@@ -99,7 +99,8 @@ def keyword_ranked(store: IndexStore, terms: Sequence[str], filters: Filters, n:
     """Memories matching the query words, best first. Words match as the index stores them (porter stems:
     ``plans`` meets ``planning``); a word found nowhere is read as the start of longer ones (``kube`` ->
     ``kubernetes``, a word still being typed). When fewer than ``n`` memories match, every word becomes a
-    prefix (``muisti`` -> ``muistipalvelu``) and then Finnish stems join in (``muisteja`` -> ``muist*``);
+    prefix (``muisti`` -> ``muistipalvelu``) and then Finnish stems join in, Snowball's as stored
+    (``tietokantaan`` meets ``tietokannan``) and then prefix stems (``muisteja`` -> ``muist*``);
     what they add follows what matched as typed, never reordering it. Prefixes are a fallback because each
     one ORs every longer word into the ranking, which cost a third of a keyword search on a large vault."""
     terms = list(terms)
@@ -107,7 +108,7 @@ def keyword_ranked(store: IndexStore, terms: Sequence[str], filters: Filters, n:
     unknown = [t for t, known in zip(candidates, store.has_terms(candidates), strict=True) if not known]
     tried = tokens.fts_match(terms, unknown)
     ranked = _fts_ranked(store, tried, filters, n)
-    for wider in (tokens.fts_match(terms, terms), tokens.stem_match(terms)):
+    for wider in (tokens.fts_match(terms, terms), *tokens.stem_matches(terms)):
         if len(ranked) >= n:
             break
         if wider is None or wider == tried:
@@ -129,7 +130,7 @@ def _fts_ranked(store: IndexStore, match: str | None, filters: Filters, n: int) 
     while True:
         top = store.conn.execute(
             f"SELECT t.rowid, t.r, m.pk IS NOT NULL AND {where} FROM ("
-            f"  SELECT rowid, bm25(memories_fts, {w[0]}, {w[1]}, {w[2]}) AS r FROM memories_fts "
+            f"  SELECT rowid, bm25(memories_fts, {w[0]}, {w[1]}, {w[2]}, {w[3]}) AS r FROM memories_fts "
             "   WHERE memories_fts MATCH ? ORDER BY r LIMIT ?"
             ") t LEFT JOIN memories m ON m.pk = t.rowid ORDER BY t.r",
             [*params, match, depth],

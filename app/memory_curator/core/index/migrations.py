@@ -10,7 +10,7 @@ import json
 from collections.abc import Callable
 
 from memory_curator.core.index.db import Connection, complete_statement
-from memory_curator.core.text.tokens import index_text
+from memory_curator.core.text.tokens import fts_row, index_text
 
 
 def run_script(conn: Connection, script: str) -> None:
@@ -168,6 +168,22 @@ def m006_no_content_triggers(conn: Connection) -> None:
         conn.execute(f"DROP TRIGGER IF EXISTS memories_content_{event}")
 
 
+def m007_fts_finnish_stems(conn: Connection) -> None:
+    """Finnish stems in the full-text index: the FTS table gains a ``stems`` column holding each memory's
+    Snowball stems (``tietokannan`` -> ``tietokan``), matched by a search's stem round, and is refilled from
+    the memory rows."""
+    conn.execute("DROP TABLE IF EXISTS memories_fts")
+    conn.execute(
+        "CREATE VIRTUAL TABLE memories_fts USING fts5(title, content, keywords, stems, content='', "
+        "contentless_delete=1, tokenize='porter unicode61 remove_diacritics 2')"
+    )
+    rows = conn.execute("SELECT pk, title, content, keywords FROM memories")
+    conn.executemany(
+        "INSERT INTO memories_fts (rowid, title, content, keywords, stems) VALUES (?, ?, ?, ?, ?)",
+        ((pk, *fts_row(t, c, " ".join(json.loads(k or "[]")))) for pk, t, c, k in rows),
+    )
+
+
 MIGRATIONS: list[tuple[int, str, Callable[[Connection], None]]] = [
     (1, "initial", m001_initial),
     (2, "lifecycle", m002_lifecycle),
@@ -175,6 +191,7 @@ MIGRATIONS: list[tuple[int, str, Callable[[Connection], None]]] = [
     (4, "fts_porter", m004_fts_porter),
     (5, "content_version", m005_content_version),
     (6, "no_content_triggers", m006_no_content_triggers),
+    (7, "fts_finnish_stems", m007_fts_finnish_stems),
 ]
 
 

@@ -15,7 +15,7 @@ from memory_curator.core.index import migrations
 from memory_curator.core.index.db import Connection, connect
 from memory_curator.core.index.vectors import VectorTable
 from memory_curator.core.model import MemoryItem, VaultProblem, utcnow
-from memory_curator.core.text.tokens import index_text, phrase
+from memory_curator.core.text.tokens import TEXT_COLUMNS, fts_row, phrase
 from memory_curator.core.vault.codec import format_dt
 
 _OPTIONAL = (
@@ -60,7 +60,7 @@ class MemoryRow(NamedTuple):
 
     id: str
     values: tuple  # the columns of _MEMORY_COLUMNS but id, in that order
-    fts: tuple[str, str, str]  # title, content, keywords as the full-text index reads them
+    fts: tuple[str, str, str, str]  # title, content, keywords, stems as the full-text index reads them
 
 
 _MEMORY_COLUMNS = (
@@ -78,7 +78,7 @@ def memory_row(item: MemoryItem, rel: str, mtime_ns: int, size: int) -> MemoryRo
         json.dumps(list(item.keywords), ensure_ascii=False), item.content, _meta_json(item),
         mtime_ns, size, *_promoted(item),
     )  # fmt: skip
-    fts = (index_text(item.title), index_text(item.content), index_text(" ".join(item.keywords)))
+    fts = fts_row(item.title, item.content, " ".join(item.keywords))
     return MemoryRow(item.id, values, fts)
 
 
@@ -180,7 +180,8 @@ class IndexStore:
             pk = found[0]
             self.conn.execute(_UPDATE_MEMORY, (*row.values, pk))
             self.conn.execute("DELETE FROM memories_fts WHERE rowid = ?", (pk,))
-        self.conn.execute("INSERT INTO memories_fts (rowid, title, content, keywords) VALUES (?, ?, ?, ?)", (pk, *row.fts))
+        self.conn.execute("INSERT INTO memories_fts (rowid, title, content, keywords, stems) VALUES (?, ?, ?, ?, ?)",
+                          (pk, *row.fts))
         self._touched()
         return pk
 
@@ -300,7 +301,7 @@ class IndexStore:
         if not words:
             return []
         probes = ", ".join(["EXISTS (SELECT 1 FROM memories_fts WHERE memories_fts MATCH ?)"] * len(words))
-        phrases = [phrase(w) for w in words]
+        phrases = [f"{TEXT_COLUMNS} : {phrase(w)}" for w in words]
         return [bool(v) for v in self.conn.execute(f"SELECT {probes}", phrases).fetchone()]
 
     # -- chunks ---------------------------------------------------------------------------------------

@@ -16,6 +16,7 @@ from memory_curator.core.text import finnish, japanese
 # Hiragana, katakana, CJK ideographs, halfwidth katakana, CJK punctuation.
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff66-\uff9f]+")
 _WORD = re.compile(r"\w+", re.UNICODE)
+_LETTERS = re.compile(r"[^\W\d_]+")  # words without digits or underscores: what a stemmer can read
 # Queries are natural language: these words carry no topic and, OR-ed together, would match everything.
 STOPWORDS = frozenset(
     """a about above after again against all am an and any are as at be because been before being below
@@ -45,6 +46,17 @@ def index_text(text: str) -> str:
     if not has_cjk(text):
         return text
     return _CJK.sub(lambda m: " " + " ".join(japanese.words(m.group(0))) + " ", text)
+
+
+def fts_row(title: str, content: str, keywords: str) -> tuple[str, str, str, str]:
+    """The full-text index's columns for one memory: its text (Japanese segmented) and, in ``stems``, the
+    Finnish (Snowball) stems of its words, which only the stem round of a search reads."""
+    texts = (index_text(title), index_text(content), index_text(keywords))
+    joined = unicodedata.normalize("NFKC", " ".join(texts)).lower()
+    letters = _LETTERS.findall(joined)
+    if has_cjk(joined):
+        letters = [w for w in letters if not has_cjk(w)]
+    return (*texts, finnish.index_stems(letters))
 
 
 def words(text: str) -> list[str]:
@@ -81,17 +93,29 @@ def can_prefix(term: str) -> bool:
     return len(term) >= PREFIX_MIN and not has_cjk(term)
 
 
+# The columns a query's words are matched in; ``stems`` is read only by the stem round.
+TEXT_COLUMNS = "{title content keywords}"
+
+
 def fts_match(terms: list[str], prefixes: Collection[str] = ()) -> str | None:
-    """An FTS5 MATCH expression that ORs the terms; those in ``prefixes`` also match longer words. Every term
-    is quoted, so user input such as ``AND``, ``NEAR(``, ``"`` or ``*`` is always searched as text and never
-    parsed as syntax."""
+    """An FTS5 MATCH expression that ORs the terms over the text columns; those in ``prefixes`` also match
+    longer words. Every term is quoted, so user input such as ``AND``, ``NEAR(``, ``"`` or ``*`` is always
+    searched as text and never parsed as syntax."""
     parts = [phrase(t) + ("*" if t in prefixes and can_prefix(t) else "") for t in terms]
-    return " OR ".join(parts) if parts else None
+    return f"{TEXT_COLUMNS} : ({' OR '.join(parts)})" if parts else None
 
 
-def stem_match(terms: list[str]) -> str | None:
-    """Prefix matches on the Finnish stems of the terms that have one shorter than themselves (``muistin``
-    -> ``muist*`` finds ``muisti``, ``muistit``). None when no term has such a stem (most English queries)."""
-    stems = {finnish.stem(t) for t in terms if not has_cjk(t)}
-    stems = [st for st in stems if len(st) >= finnish.MIN_STEM and st not in terms]
-    return " OR ".join(phrase(st) + "*" for st in sorted(stems)) or None
+def stem_matches(terms: list[str]) -> list[str]:
+    """The stem rounds of a search, precise first: the terms' Snowball stems matched as the index stores
+    them (``tietokantaan`` meets ``tietokannan``), then prefix stems (``muisteja`` -> ``muist*`` meets
+    ``muisti``). Terms without a stem other than themselves add nothing (most English queries)."""
+    plain = [t for t in terms if not has_cjk(t)]
+    out = []
+    snow = {s for t, s in finnish.snowball_stems(plain).items() if s != t and len(s) >= finnish.MIN_SNOWBALL_STEM}
+    if snow:
+        out.append(" OR ".join(phrase(s) for s in sorted(snow)))
+    prefixes = {finnish.prefix_stem(t) for t in plain}
+    prefixes = {p for p in prefixes if len(p) >= finnish.MIN_STEM and p not in terms}
+    if prefixes:
+        out.append(f"{TEXT_COLUMNS} : ({' OR '.join(phrase(p) + '*' for p in sorted(prefixes))})")
+    return out

@@ -1,0 +1,30 @@
+"""An index as an older schema left it, for tests of the migrations that upgrade it on open."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from memory_curator.core.index import db, migrations
+
+
+def write_old_index(vault_dir: Path, version: int, memory_id: str, rel: str, title: str, content: str,
+                    keywords: list[str]) -> None:
+    """Replace the vault's index by one at schema ``version`` holding one memory, filled as that schema did
+    (its FTS row written with the FTS table of that schema)."""
+    for p in vault_dir.glob("index.db*"):
+        p.unlink()
+    conn = db.connect(vault_dir / "index.db")
+    migrations.current_version(conn)
+    conn.execute("BEGIN")
+    for number, name, fn in migrations.MIGRATIONS[:version]:
+        fn(conn)
+        conn.execute("INSERT INTO schema_migrations (version, name) VALUES (?, ?)", (number, name))
+    pk = conn.execute(
+        "INSERT INTO memories (id, title, category, file_path, salience, created_at, updated_at, source, keywords, "
+        "content) VALUES (?, ?, 'context', ?, 0.8, '2025-01-01T00:00:00Z', '2025-01-01T00:00:00Z', 'user', ?, ?)",
+        (memory_id, title, rel, json.dumps(keywords), content)).lastrowid
+    conn.execute("INSERT INTO memories_fts (rowid, title, content, keywords) VALUES (?, ?, ?, ?)",
+                 (pk, title, content, " ".join(keywords)))
+    conn.execute("COMMIT")
+    conn.close()
