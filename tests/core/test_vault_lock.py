@@ -1,0 +1,103 @@
+"""The vault's cross-process write lock (filelock): exclusive between real processes and threads, waited for
+while another process holds it, and freed by the OS when its holder is killed."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import threading
+
+import pytest
+
+from memory_curator.core.vault.lock import VaultLock
+
+HOLDER = """
+import sys
+from pathlib import Path
+from memory_curator.core.vault.lock import VaultLock
+lock = VaultLock(Path(sys.argv[1]))
+with lock.hold() as held:
+    assert held
+    print("held", flush=True)
+    sys.stdin.readline()  # until the test says so (or kills us)
+    with open(sys.argv[2], "a") as log:
+        log.write("holder released\\n")
+"""
+
+
+@pytest.fixture
+def holder(tmp_path):
+    """Start a process holding the lock; yields (process, state dir, log path)."""
+    state = tmp_path / ".memory-curator"
+    log = tmp_path / "order.log"
+    proc = subprocess.Popen([sys.executable, "-c", HOLDER, str(state), str(log)], stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdout.readline().strip() == "held"
+        yield proc, state, log
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        proc.wait(timeout=60)
+
+
+def _waiter(state, log, acquired: threading.Event, errors: list) -> threading.Thread:
+    def run():
+        try:
+            with VaultLock(state).hold() as held:
+                assert held
+                with open(log, "a") as f:
+                    f.write("waiter acquired\n")
+                acquired.set()
+        except BaseException as exc:  # noqa: BLE001 - reported to the test thread
+            errors.append(exc)
+
+    t = threading.Thread(target=run, daemon=True)
+    t.start()
+    return t
+
+
+def test_another_process_holding_the_lock_is_waited_for(holder):
+    proc, state, log = holder
+    with VaultLock(state).hold(wait=False) as held:
+        assert held is False
+    acquired, errors = threading.Event(), []
+    waiter = _waiter(state, log, acquired, errors)
+    assert not acquired.wait(0.5)  # still held by the other process
+    proc.stdin.write("go\n")
+    proc.stdin.flush()
+    waiter.join(timeout=60)
+    assert not errors and acquired.is_set()
+    assert log.read_text().splitlines() == ["holder released", "waiter acquired"]
+
+
+def test_a_killed_holder_frees_the_lock(holder):
+    proc, state, log = holder
+    acquired, errors = threading.Event(), []
+    waiter = _waiter(state, log, acquired, errors)
+    os.kill(proc.pid, signal.SIGKILL if hasattr(signal, "SIGKILL") else signal.SIGTERM)
+    proc.wait(timeout=60)
+    waiter.join(timeout=60)
+    assert not errors and acquired.is_set()
+    assert log.read_text().splitlines() == ["waiter acquired"]  # the holder never got to release it
+
+
+def test_re_entrant_in_one_thread_exclusive_between_threads(tmp_path):
+    lock = VaultLock(tmp_path)
+    other = VaultLock(tmp_path)
+    with lock.hold() as outer, lock.hold() as inner:
+        assert outer and inner
+        result = []
+
+        def try_other():
+            with other.hold(wait=False) as held:
+                result.append(held)
+
+        t = threading.Thread(target=try_other)
+        t.start()
+        t.join()
+        assert result == [False]
+    with other.hold(wait=False) as free:
+        assert free
