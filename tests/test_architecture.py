@@ -1,9 +1,10 @@
-"""Dependencies point inward: the engine never imports Qt, the GUI, the CLI or the servers, and nothing in the
-engine imports the service facade (collaborators go down, not the facade)."""
+"""Dependencies point inward: the engine never imports Qt, the GUI, the CLI or the servers; nothing in the
+engine imports the service facade (collaborators go down, not the facade); SQL lives in core/index/."""
 
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 import memory_curator
@@ -65,3 +66,78 @@ def test_checker_sees_a_service_import_even_for_types(tmp_path):
     (core / "lifecycle" / "typed.py").write_text(
         "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from memory_curator.core.service import MemoryService\n")
     assert service_imports(core) == ["core/lifecycle/typed.py imports memory_curator.core.service"]
+
+
+# What SQL looks like in this code base: statements in capitals, SQLite's JSON functions.
+SQL = re.compile(
+    r"\bSELECT\b.*\bFROM\b|\bINSERT\s+(OR\s+\w+\s+)?INTO\b|\bUPDATE\s+\w+\s+SET\b|\bDELETE\s+FROM\b|\bPRAGMA\s+\w"
+    r"|\b(CREATE|DROP)\s+(VIRTUAL\s+)?(TABLE|INDEX|TRIGGER|VIEW)\b|\bjson_(extract|each)\(|\bMATCH\s+\?",
+    re.DOTALL,
+)
+SQL_CALLS = ("execute", "executemany", "executescript")
+
+
+def _docstrings(tree: ast.AST) -> set[int]:
+    ids = set()
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) and node.body:
+            first = node.body[0]
+            if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant):
+                ids.add(id(first.value))
+    return ids
+
+
+def sql_in(path: Path) -> list[str]:
+    """Lines of ``path`` holding SQL text, a call that runs SQL, or a reach for a store's connection."""
+    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    skip = _docstrings(tree)
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.JoinedStr):  # an f-string: its literal parts with the holes
+            text = "".join(v.value if isinstance(v, ast.Constant) else "{}" for v in node.values)
+            for v in node.values:
+                skip.add(id(v))
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in skip:
+            text = node.value
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in SQL_CALLS:
+            found.append(f"{node.lineno}: .{node.func.attr}(...)")
+            continue
+        elif isinstance(node, ast.Attribute) and node.attr == "conn":
+            found.append(f"{node.lineno}: .conn")
+            continue
+        else:
+            continue
+        if SQL.search(text):
+            found.append(f"{node.lineno}: {text[:60]!r}")
+    return found
+
+
+def sql_outside_index(root: Path) -> list[str]:
+    offenders = []
+    for path in sorted(root.rglob("*.py")):
+        rel = path.relative_to(root)
+        if rel.parts[:2] == ("core", "index"):
+            continue
+        offenders += [f"{rel}:{hit}" for hit in sql_in(path)]
+    return offenders
+
+
+def test_sql_lives_in_core_index():
+    assert sql_outside_index(PACKAGE) == []
+
+
+def test_checker_sees_sql_outside_the_index(tmp_path):
+    (tmp_path / "core" / "index").mkdir(parents=True)
+    (tmp_path / "gui").mkdir()
+    (tmp_path / "core" / "index" / "rows.py").write_text('Q = "SELECT id FROM memories"\n')
+    (tmp_path / "gui" / "worker.py").write_text(
+        '"""Runs PRAGMA data_version and SELECT x FROM y in its docstring only."""\n'
+        "def page(store, where):\n"
+        '    return store.conn.execute(f"SELECT {where} FROM memories")\n'
+        'W = "json_extract(m.meta_json, \'$.x\') = 1"\n')
+    assert sorted(sql_outside_index(tmp_path)) == [
+        "gui/worker.py:3: 'SELECT {} FROM memories'",
+        "gui/worker.py:3: .conn",
+        "gui/worker.py:3: .execute(...)",
+        "gui/worker.py:4: \"json_extract(m.meta_json, '$.x') = 1\"",
+    ]

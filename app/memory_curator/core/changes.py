@@ -19,7 +19,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from memory_curator.core.index.db import Connection
+from memory_curator.core.index.store import IndexStore
 from memory_curator.core.vault.store import Vault
 
 FULL_SCAN_S = 5.0
@@ -40,9 +40,9 @@ class ChangeReport:
 
 
 class ChangeMonitor:
-    def __init__(self, conn: Connection, vault: Vault, sync: Callable[[], int | None], *, full_scan_s: float = FULL_SCAN_S,
+    def __init__(self, store: IndexStore, vault: Vault, sync: Callable[[], int | None], *, full_scan_s: float = FULL_SCAN_S,
                  clock: Callable[[], float] = time.monotonic):
-        self._conn = conn
+        self._store = store
         self._vault = vault
         self._sync = sync  # syncs the index with the files: how many changed, or None when it could not now
         self._full_scan_s = full_scan_s
@@ -54,7 +54,7 @@ class ChangeMonitor:
         self._scan_backoff = 0.0
 
     def _read_data_version(self) -> int:
-        return self._conn.execute("PRAGMA data_version").fetchone()[0]
+        return self._store.data_version()
 
     def _folder_signature(self) -> dict[str, int]:
         """mtime of the vault root and of each visible folder below it (one level: categories)."""
@@ -76,12 +76,8 @@ class ChangeMonitor:
         for name in sorted(names):
             prefix = name + "/"
             on_disk = {st.rel: (st.mtime_ns, st.size) for st in self._vault.scan(name)}
-            rows = self._conn.execute(
-                "SELECT file_path, file_mtime_ns, file_size FROM memories WHERE substr(file_path, 1, ?) = ?",
-                (len(prefix), prefix))
-            indexed = {r[0]: (r[1], r[2]) for r in rows}
-            problems = {r[0] for r in self._conn.execute(
-                "SELECT file_path FROM vault_problems WHERE substr(file_path, 1, ?) = ?", (len(prefix), prefix))}
+            indexed = self._store.files_under(prefix)
+            problems = self._store.problem_paths_under(prefix)
             if {k: v for k, v in on_disk.items() if k not in problems} != indexed:
                 return True
         return False
@@ -118,5 +114,4 @@ class ChangeMonitor:
         return moved
 
     def _read_content_version(self) -> str | None:
-        row = self._conn.execute("SELECT value FROM meta WHERE key = 'content_version'").fetchone()
-        return row[0] if row else None
+        return self._store.get_meta("content_version")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from memory_curator.core.index import listing
 from memory_curator.core.index.store import IndexStore
 from memory_curator.core.model import VaultProblem
 from memory_curator.core.vault.store import Vault
@@ -24,13 +25,10 @@ class VaultHealth:
 
 def check(store: IndexStore, vault: Vault, limit: int = 500, *, keyword_only: bool = False) -> VaultHealth:
     """A read-only look: nothing is repaired here (sync, reindex_missing and rebuild_index do that)."""
-    unembedded = store.conn.execute(
-        "SELECT id, title FROM memories WHERE chunk_count = 0 ORDER BY updated_at DESC LIMIT ?", (int(limit),)
-    ).fetchall()
     missing = sorted((f.id, rel) for rel, f in store.all_files().items() if vault.stat(rel) is None)
     return VaultHealth(
         unreadable=store.problems(),
-        unembedded=[(i, t) for i, t in unembedded],
+        unembedded=listing.unembedded(store, limit),
         unembedded_count=store.unembedded_count(),
         missing_files=missing,
         keyword_only=keyword_only,

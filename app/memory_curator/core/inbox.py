@@ -12,13 +12,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from memory_curator.core.errors import MemoryNotFoundError, ValidationError
-from memory_curator.core.index.store import FROM_MEMORIES, MEMORY_COLUMNS
+from memory_curator.core.index import listing
 from memory_curator.core.lifecycle.review import SETTING, is_pending, mark_pending, without_review
 from memory_curator.core.memories import Memories
 from memory_curator.core.model import MemoryItem
 
-# Spelled as in the partial index of migration 3 (a literal, not a parameter) so SQLite uses that index.
-_PENDING_SQL = "json_extract(m.meta_json, '$.extra.review') = 'pending'"
 _EDITABLE = ("content", "title", "keywords", "category", "salience", "session_id")
 
 
@@ -60,14 +58,10 @@ class Inbox:
 
     def items(self, limit: int = 500) -> list[MemoryItem]:
         """Memories waiting for review, oldest first."""
-        rows = self._memories.store.conn.execute(
-            f"SELECT {MEMORY_COLUMNS} FROM {FROM_MEMORIES} WHERE {_PENDING_SQL} ORDER BY m.created_at, m.pk LIMIT ?",
-            (int(limit),),
-        )
-        return [self._memories.store.row_to_item(r) for r in rows]
+        return listing.pending(self._memories.store, limit)
 
     def count(self) -> int:
-        return self._memories.store.conn.execute(f"SELECT COUNT(*) FROM memories m WHERE {_PENDING_SQL}").fetchone()[0]
+        return listing.pending_count(self._memories.store)
 
     def _pending(self, ids: Iterable[str]) -> dict[str, MemoryItem]:
         out: dict[str, MemoryItem] = {}

@@ -137,11 +137,9 @@ def index_file(store: IndexStore, vault: Vault, rel: str, seen_ids: dict[str, st
         return None
     if known_problems is None or rel in known_problems:
         store.clear_problem(rel)
-    old = store.conn.execute(
-        "SELECT title, content, json_extract(meta_json, '$.summary') FROM memories WHERE id = ?", (item.id,)
-    ).fetchone()
+    old = store.embedded_fields(item.id)
     pk = store.upsert(item, rel, st.mtime_ns, st.size)
-    if old is not None and tuple(old) != (item.title, item.content, item.summary):
+    if old is not None and old != (item.title, item.content, item.summary):
         store.clear_chunks(pk)
     return item
 

@@ -12,68 +12,21 @@ from dataclasses import dataclass, field
 
 from memory_curator.core.embed.base import Embedder
 from memory_curator.core.errors import ValidationError
+from memory_curator.core.index import search_rows
+from memory_curator.core.index.filters import Filters
 from memory_curator.core.index.store import IndexStore
 from memory_curator.core.model import (
-    MEMORY_TYPES,
     SEARCH_MODES,
     SORT_KEYS,
     MemoryItem,
     RankExplanation,
     SearchResult,
-    utcnow,
 )
 from memory_curator.core.text import tokens
 from memory_curator.core.text.chunking import chunk_text
-from memory_curator.core.vault.codec import format_dt
 
 # Column weights for bm25(): a hit in the title or the tags says more than one in the body.
 BM25_WEIGHTS = (2.0, 1.0, 1.5, 1.0)  # title, content, keywords, Finnish stems
-
-
-@dataclass(frozen=True)
-class Filters:
-    category: str | None = None
-    session_id: str | None = None
-    min_salience: float = 0.0
-    include_superseded: bool = False
-    scope: str | Sequence[str] | None = None  # one scope or several (any of them)
-    actor: str | None = None
-    include_expired: bool = False
-    memory_type: str | None = None  # "episodic" | "emotional" | "procedural"
-
-    def sql(self) -> tuple[str, list]:
-        """A WHERE fragment over ``memories m`` and its parameters."""
-        clauses: list[str] = ["1"]
-        params: list = []
-        if self.min_salience > 0:  # no clause at 0: the list pages can then walk an index in order
-            clauses.append("m.salience >= ?")
-            params.append(float(self.min_salience))
-        if self.category:
-            clauses.append("m.category = ?")
-            params.append(self.category)
-        if self.session_id:
-            clauses.append("m.session_id = ?")
-            params.append(self.session_id)
-        if not self.include_superseded:
-            clauses.append("m.superseded_by IS NULL")
-        if not self.include_expired:
-            clauses.append("(m.expires_at IS NULL OR m.expires_at > ?)")
-            params.append(format_dt(utcnow()))
-        if self.scope:
-            scopes = [self.scope] if isinstance(self.scope, str) else list(self.scope)
-            clauses.append(f"m.scope IN ({','.join('?' * len(scopes))})")
-            params.extend(scopes)
-        if self.actor:
-            clauses.append(
-                "EXISTS (SELECT 1 FROM json_each(m.meta_json, '$.actors') WHERE json_each.value = ?)"
-            )
-            params.append(self.actor)
-        if self.memory_type:
-            if self.memory_type not in MEMORY_TYPES:
-                raise ValidationError(f"memory_type must be one of {', '.join(MEMORY_TYPES)}.", field="memory_type")
-            clauses.append("(',' || m.memory_type || ',') LIKE ?")
-            params.append(f"%,{self.memory_type},%")
-        return " AND ".join(clauses), params
 
 
 @dataclass(frozen=True)
@@ -122,19 +75,10 @@ def keyword_ranked(store: IndexStore, terms: Sequence[str], filters: Filters, n:
 def _fts_ranked(store: IndexStore, match: str | None, filters: Filters, n: int) -> list[tuple[int, float]]:
     if match is None:
         return []
-    where, params = filters.sql()
-    w = BM25_WEIGHTS
-    # Rank in FTS5 alone, then filter the top rows: joining every match to its memory row first cost as
-    # much again as the ranking. Widen the window while filters drop too many and matches remain.
+    # Widen the window while filters drop too many and matches remain.
     depth = n * 2
     while True:
-        top = store.conn.execute(
-            f"SELECT t.rowid, t.r, m.pk IS NOT NULL AND {where} FROM ("
-            f"  SELECT rowid, bm25(memories_fts, {w[0]}, {w[1]}, {w[2]}, {w[3]}) AS r FROM memories_fts "
-            "   WHERE memories_fts MATCH ? ORDER BY r LIMIT ?"
-            ") t LEFT JOIN memories m ON m.pk = t.rowid ORDER BY t.r",
-            [*params, match, depth],
-        ).fetchall()
+        top = search_rows.fts_top(store, match, BM25_WEIGHTS, filters, depth)
         ranked = [(pk, r) for pk, r, allowed in top if allowed]
         if len(ranked) >= n or len(top) < depth:
             return ranked[:n]
@@ -146,21 +90,10 @@ def semantic_ranked(store: IndexStore, query_vec: Sequence[float], filters: Filt
     total = store.vectors.count()
     if total == 0:
         return []
-    where, params = filters.sql()
     k = min(total, max(n * 2, 64))  # most memories are one chunk; the loop widens when filters drop hits
     while True:
         hits = store.vectors.knn(query_vec, k)
-        ids = [cid for cid, _ in hits]
-        allowed: dict[int, tuple[int, str]] = {}
-        for i in range(0, len(ids), 500):
-            part = ids[i : i + 500]
-            marks = ",".join("?" * len(part))
-            for cid, pk, text in store.conn.execute(
-                f"SELECT c.chunk_id, c.memory_pk, c.content_snippet FROM memory_chunks c "
-                f"JOIN memories m ON m.pk = c.memory_pk WHERE c.chunk_id IN ({marks}) AND {where}",
-                [*part, *params],
-            ):
-                allowed[cid] = (pk, text)
+        allowed = search_rows.chunks_passing(store, [cid for cid, _ in hits], filters)
         best: dict[int, tuple[float, str]] = {}
         for cid, dist in hits:
             if cid in allowed:
@@ -197,12 +130,8 @@ def unreadable_shares(store: IndexStore, pks: Sequence[int], embedder: Embedder 
     if embedder is None or embedder.multilingual or not pks:
         return {}
     out = {}
-    marks = ",".join("?" * len(pks))
     # Only the embedded text is needed, not whole items; most text has no CJK at all (one regex search).
-    for pk, text in store.conn.execute(
-        f"SELECT pk, substr(coalesce(json_extract(meta_json, '$.summary'), content), 1, 2000) FROM memories "
-        f"WHERE pk IN ({marks})", list(pks),
-    ):
+    for pk, text in search_rows.embedded_texts(store, pks):
         if tokens.has_cjk(text):
             u = max(0.0, 2 * tokens.cjk_share(text) - 1.0)
             if u > 0:

@@ -8,8 +8,6 @@ from __future__ import annotations
 
 import functools
 import logging
-import shutil
-import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
@@ -21,11 +19,12 @@ from memory_curator.core.config import MemoryConfig
 from memory_curator.core.embed import resolve as embed_resolve
 from memory_curator.core.embed.base import Embedder
 from memory_curator.core.embedding import Embedding
-from memory_curator.core.errors import EmbedderUnavailable, IndexError_, StorageError, ValidationError
+from memory_curator.core.errors import EmbedderUnavailable, StorageError, ValidationError
 from memory_curator.core.history import Version
 from memory_curator.core.inbox import Inbox
-from memory_curator.core.index import db
-from memory_curator.core.index.store import FROM_MEMORIES, MEMORY_COLUMNS, IndexStore, parse_dt
+from memory_curator.core.index import listing, recovery, search_rows
+from memory_curator.core.index.filters import Filters
+from memory_curator.core.index.store import IndexStore, parse_dt
 from memory_curator.core.ingest import exports as ingest_exports
 from memory_curator.core.ingest import importer as ingest_importer
 from memory_curator.core.ingest.ocr import OcrSettings
@@ -78,7 +77,7 @@ class MemoryService:
         self.last_warnings: tuple[str, ...] = ()
         self.last_sync: indexing.SyncReport | None = None
         # The baseline for poll_changes is the moment of opening: what others change after it is reported.
-        self._changes = ChangeMonitor(store.conn, vault, self._sync_changed)
+        self._changes = ChangeMonitor(store, vault, self._sync_changed)
 
     # -- opening --------------------------------------------------------------------------------------
 
@@ -91,7 +90,7 @@ class MemoryService:
         vault = Vault(Path(vault_dir))
         vault.ensure()
         settings = VaultSettings(vault.state_dir)
-        store, rebuilt = cls._open_index(vault)
+        store, rebuilt = recovery.open_index(vault.index_path, vault.root, vault.state_dir)
         recorded = settings.embedding()
         if isinstance(embedder, str):
             chosen = embed_resolve.resolve(embedder, recorded, config)
@@ -111,27 +110,6 @@ class MemoryService:
                 svc.last_sync = indexing.sync(store, vault, fresh=rebuilt)
                 access.score_unscored(store, config)  # files from other programs, vaults from before scores
         return svc
-
-    @staticmethod
-    def _open_index(vault: Vault) -> tuple[IndexStore, bool]:
-        path = vault.index_path
-        fresh = not path.exists()
-        try:
-            store = IndexStore.open(path, vault.root)
-            store.conn.execute("SELECT COUNT(*) FROM memories").fetchone()
-            return store, fresh
-        except (IndexError_, db.DatabaseError) as exc:
-            cause = exc.__cause__ if isinstance(exc, IndexError_) else exc
-            if cause is None or not db.is_corruption(cause):
-                raise
-        # A corrupt index is derived state: keep it aside for inspection and build a new one.
-        stamp = time.strftime("%Y%m%d-%H%M%S")
-        for suffix in ("", "-wal", "-shm"):
-            p = Path(str(path) + suffix)
-            if p.exists():
-                shutil.move(str(p), str(vault.state_dir / f"index.db{suffix}.corrupt-{stamp}"))
-        log.warning("The index at %s was corrupt; rebuilding it from the vault.", path)
-        return IndexStore.open(path, vault.root), True
 
     def close(self) -> None:
         try:
@@ -409,57 +387,25 @@ class MemoryService:
                       keyword: str | None = None, descending: bool | None = None, scope: str | None = None,
                       actor: str | None = None, memory_type: str | None = None) -> list[MemoryItem]:
         """A page of memories. ``descending`` flips the order's natural direction (None keeps it)."""
-        # order_by -> (expression, natural direction is descending)
-        orders = {"updated": ("m.updated_at", True), "created": ("m.created_at", True),
-                  "title": ("m.title COLLATE NOCASE", False), "salience": ("m.salience", True),
-                  "session": ("m.session_id", False), "category": ("m.category", False),
-                  "access_count": ("COALESCE(a.access_count, 0)", True)}
-        if order_by not in orders:
-            raise ValidationError(f"order_by must be one of {', '.join(orders)}.", field="order_by")
-        expr, natural_desc = orders[order_by]
-        direction = "DESC" if (natural_desc if descending is None else descending) else "ASC"
-        where, params = self._list_where(category, session_id, keyword, include_superseded,
-                                         search.Filters(scope=scope, actor=actor, memory_type=memory_type))
-        rows = self.store.conn.execute(
-            f"SELECT {MEMORY_COLUMNS} FROM {FROM_MEMORIES} WHERE {where} "
-            # pk as the only tie-breaker, same direction: an index on the sort column then yields rows in order.
-            f"ORDER BY {expr} {direction}, m.pk {direction} LIMIT ? OFFSET ?",
-            [*params, int(limit), int(offset)],
-        )
-        return [self.store.row_to_item(r) for r in rows]
+        filters = Filters(category=category, session_id=session_id, include_superseded=include_superseded,
+                          scope=scope, actor=actor, memory_type=memory_type)
+        return listing.page(self.store, filters, keyword, order_by, descending, limit, offset)
 
     def count(self, *, category: str | None = None, session_id: str | None = None, keyword: str | None = None,
               scope: str | None = None, actor: str | None = None, memory_type: str | None = None) -> int:
-        where, params = self._list_where(category, session_id, keyword, True,
-                                         search.Filters(scope=scope, actor=actor, memory_type=memory_type))
-        return self.store.conn.execute(f"SELECT COUNT(*) FROM memories m WHERE {where}", params).fetchone()[0]
-
-    @staticmethod
-    def _list_where(category: str | None, session_id: str | None, keyword: str | None,
-                    include_superseded: bool, more: search.Filters | None = None) -> tuple[str, list]:
-        # Lists show expired memories (search hides them) so that a user can see what clear_expired takes.
-        where, params = replace(more or search.Filters(), category=category, session_id=session_id, include_superseded=include_superseded,
-                                include_expired=True).sql()
-        if keyword:
-            where += " AND EXISTS (SELECT 1 FROM json_each(m.keywords) WHERE json_each.value = ?)"
-            params.append(keyword)
-        return where, params
+        filters = Filters(category=category, session_id=session_id, include_superseded=True, scope=scope,
+                          actor=actor, memory_type=memory_type)
+        return listing.count(self.store, filters, keyword)
 
     def categories(self) -> dict[str, int]:
         """Category -> count, the defaults always present."""
-        counts = {c: 0 for c in ("decisions", "summaries", "context")}
-        for cat, n in self.store.conn.execute("SELECT category, COUNT(*) FROM memories GROUP BY category ORDER BY 1"):
-            counts[cat] = n
-        return counts
+        return listing.categories(self.store)
 
     def sessions(self) -> dict[str, int]:
-        return dict(self.store.conn.execute(
-            "SELECT session_id, COUNT(*) FROM memories WHERE session_id IS NOT NULL GROUP BY session_id ORDER BY 1"))
+        return listing.sessions(self.store)
 
     def keywords(self) -> dict[str, int]:
-        rows = self.store.conn.execute(
-            "SELECT value, COUNT(*) FROM memories, json_each(memories.keywords) GROUP BY value ORDER BY 2 DESC, 1")
-        return dict(rows)
+        return listing.keywords(self.store)
 
     # -- search ---------------------------------------------------------------------------------------
 
@@ -475,7 +421,7 @@ class MemoryService:
         search.validate(mode, sort_by, limit, kw_weight, self.config.max_search_limit)
         if not isinstance(query, str) or not query.strip():
             raise ValidationError("The search query is empty.", field="query")
-        filters = search.Filters(category=category, session_id=session_id, min_salience=float(min_salience),
+        filters = Filters(category=category, session_id=session_id, min_salience=float(min_salience),
                                  include_superseded=include_superseded, scope=scope, actor=actor,
                                  memory_type=memory_type, include_expired=include_expired)
         warnings: list[str] = []
@@ -497,13 +443,7 @@ class MemoryService:
             raise ValidationError("Give at least one keyword.", field="keywords")
         phrases = [tokens.phrase(w) for w in words]
         expr = ("{keywords} : (" + (" AND " if match_all else " OR ").join(phrases) + ")")
-        where, params = search.Filters().sql()  # superseded and expired memories are hidden, as in search
-        rows = self.store.conn.execute(
-            "SELECT m.id FROM memories_fts JOIN memories m ON m.pk = memories_fts.rowid "
-            f"WHERE memories_fts MATCH ? AND {where} ORDER BY bm25(memories_fts, 0.0, 0.0, 1.0) LIMIT ?",
-            (expr, *params, int(limit)),
-        )
-        ids = [r[0] for r in rows]
+        ids = search_rows.tagged_ids(self.store, expr, Filters(), limit)  # superseded, expired hidden as in search
         items = self.store.get_many(ids)
         if ids:
             self.memories.recall(ids, "search")
@@ -513,9 +453,7 @@ class MemoryService:
 
     def get_session_context(self, session_id: str) -> list[MemoryItem]:
         """All memories of a session, oldest first."""
-        rows = self.store.conn.execute(
-            f"SELECT {MEMORY_COLUMNS} FROM {FROM_MEMORIES} WHERE m.session_id = ? ORDER BY m.created_at, m.pk", (session_id,))
-        return [self.store.row_to_item(r) for r in rows]
+        return listing.session_items(self.store, session_id)
 
     def get_raw_session_content(self, session_id: str) -> str:
         return "\n\n".join(it.content for it in self.get_session_context(session_id))
@@ -575,9 +513,7 @@ class MemoryService:
                         dest: str | Path) -> ingest_exports.ExportReport:
         """Write the memories (of one category, or all) to ``dest``: a folder laid out like the vault
         (``markdown``) or one ``json``/``jsonl`` file. Importing it into an empty vault gives them back."""
-        where = "WHERE category = ? " if category else ""
-        rels = [r[0] for r in self.store.conn.execute(
-            f"SELECT file_path FROM memories {where}ORDER BY created_at, pk", (category,) if category else ())]
+        rels = listing.file_paths(self.store, category)
         return ingest_exports.write_export(self.vault, rels, format, Path(dest), category)
 
     def problems(self) -> list[VaultProblem]:
@@ -589,11 +525,7 @@ class MemoryService:
         return health.check(self.store, self.vault, limit, keyword_only=self.embedding.embedder is None)
 
     def stats(self) -> MemoryStats:
-        conn = self.store.conn
-        total, avg, oldest, newest, chars = conn.execute(
-            "SELECT COUNT(*), AVG(salience), MIN(created_at), MAX(created_at), SUM(LENGTH(content)) FROM memories"
-        ).fetchone()
-        by_cat = dict(conn.execute("SELECT category, COUNT(*) FROM memories GROUP BY category"))
+        total, avg, oldest, newest, chars, by_cat = listing.totals(self.store)
         unembedded = self.store.unembedded_count()
         size = sum(p.stat().st_size for p in self.vault.root.glob("index.db*") if p.is_file())
         return MemoryStats(
@@ -608,5 +540,5 @@ class MemoryService:
             unembedded_count=unembedded,
             embedding_model=self.store.vectors.model,
             trash_count=sum(1 for _ in self.vault.scan_trash()),
-            **decay.lifecycle_counts(self.store),
+            **listing.lifecycle_counts(self.store),
         )

@@ -151,6 +151,10 @@ class IndexStore:
 
     # -- meta -----------------------------------------------------------------------------------------
 
+    def data_version(self) -> int:
+        """Moves when another connection commits (SQLite's ``PRAGMA data_version``): free to read."""
+        return self.conn.execute("PRAGMA data_version").fetchone()[0]
+
     def get_meta(self, key: str) -> str | None:
         row = self.conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
         return row[0] if row else None
@@ -285,6 +289,20 @@ class IndexStore:
         rows = self.conn.execute("SELECT pk, id, file_path, file_mtime_ns, file_size FROM memories")
         return {r[2]: IndexedFile(*r) for r in rows}
 
+    def files_under(self, prefix: str) -> dict[str, tuple[int, int]]:
+        """file path -> (mtime_ns, size) as indexed, for the memories whose files start with ``prefix``."""
+        rows = self.conn.execute(
+            "SELECT file_path, file_mtime_ns, file_size FROM memories WHERE substr(file_path, 1, ?) = ?",
+            (len(prefix), prefix))
+        return {r[0]: (r[1], r[2]) for r in rows}
+
+    def embedded_fields(self, memory_id: str) -> tuple[str, str, str | None] | None:
+        """(title, content, summary) as indexed: what the memory's vectors were made from."""
+        row = self.conn.execute(
+            "SELECT title, content, json_extract(meta_json, '$.summary') FROM memories WHERE id = ?", (memory_id,)
+        ).fetchone()
+        return tuple(row) if row is not None else None  # type: ignore[return-value]
+
     def pk_of(self, memory_id: str) -> int | None:
         row = self.conn.execute("SELECT pk FROM memories WHERE id = ?", (memory_id,)).fetchone()
         return row[0] if row else None
@@ -382,6 +400,10 @@ class IndexStore:
     def problem_of(self, rel: str) -> str | None:
         row = self.conn.execute("SELECT reason FROM vault_problems WHERE file_path = ?", (rel,)).fetchone()
         return row[0] if row else None
+
+    def problem_paths_under(self, prefix: str) -> set[str]:
+        return {r[0] for r in self.conn.execute(
+            "SELECT file_path FROM vault_problems WHERE substr(file_path, 1, ?) = ?", (len(prefix), prefix))}
 
     def problems(self) -> list[VaultProblem]:
         return [VaultProblem(p, r) for p, r in self.conn.execute("SELECT file_path, reason FROM vault_problems ORDER BY 1")]

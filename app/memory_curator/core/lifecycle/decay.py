@@ -13,6 +13,7 @@ from datetime import datetime, timedelta
 
 from memory_curator.core.config import MemoryConfig
 from memory_curator.core.errors import MemoryNotFoundError, ValidationError
+from memory_curator.core.index import lifecycle as rows
 from memory_curator.core.index.store import IndexStore
 from memory_curator.core.lifecycle.rewrite import rewrite
 from memory_curator.core.model import MemoryItem, utcnow
@@ -37,14 +38,7 @@ def inactive_ids(store: IndexStore, config: MemoryConfig, days_inactive: int, no
     if not rates:
         return {}
     cutoff = format_dt(now - timedelta(days=days_inactive))
-    marks = ",".join("?" * len(rates))
-    rows = store.conn.execute(
-        f"SELECT m.id, m.category FROM memories m LEFT JOIN access_stats a ON a.memory_id = m.id "
-        f"WHERE m.category IN ({marks}) AND m.salience > 0 "
-        f"AND MAX(m.updated_at, COALESCE(a.last_accessed, '')) <= ?",
-        [*rates, cutoff],
-    )
-    return {mid: rates[cat] for mid, cat in rows}
+    return {mid: rates[cat] for mid, cat in rows.inactive(store, list(rates), cutoff)}
 
 
 def decay_salience(store: IndexStore, vault: Vault, config: MemoryConfig, days_inactive: int = 7,
@@ -81,15 +75,11 @@ def _one(store: IndexStore, vault: Vault, memory_id: str, change) -> MemoryItem:
 
 def faded_ids(store: IndexStore, min_salience: float) -> list[str]:
     """Unpinned memories below ``min_salience``: what cleanup moves to the trash."""
-    rows = store.conn.execute("SELECT id FROM memories WHERE salience < ? AND pinned = 0 ORDER BY pk",
-                              (check_salience(min_salience, "min_salience"),))
-    return [r[0] for r in rows]
+    return rows.faded_ids(store, check_salience(min_salience, "min_salience"))
 
 
 def expired_ids(store: IndexStore, now: datetime | None = None) -> list[str]:
-    rows = store.conn.execute("SELECT id FROM memories WHERE expires_at IS NOT NULL AND expires_at <= ? ORDER BY pk",
-                              (format_dt(now or utcnow()),))
-    return [r[0] for r in rows]
+    return rows.expired_ids(store, format_dt(now or utcnow()))
 
 
 def move_to_trash(store: IndexStore, vault: Vault, memory_ids: list[str]) -> int:
@@ -105,18 +95,3 @@ def move_to_trash(store: IndexStore, vault: Vault, memory_ids: list[str]) -> int
             store.delete(memory_id)
             n += 1
     return n
-
-
-def lifecycle_counts(store: IndexStore, now: datetime | None = None) -> dict:
-    """The MemoryStats fields about the lifecycle: pinned, superseded, expired, and counts per memory type."""
-    pinned, superseded, expired = store.conn.execute(
-        "SELECT COALESCE(SUM(pinned), 0), COUNT(superseded_by), COALESCE(SUM(expires_at <= ?), 0) FROM memories",
-        (format_dt(now or utcnow()),),
-    ).fetchone()
-    by_type: dict[str, int] = {}
-    for kinds, n in store.conn.execute(
-            "SELECT memory_type, COUNT(*) FROM memories WHERE memory_type IS NOT NULL GROUP BY 1"):
-        for kind in kinds.split(","):
-            by_type[kind] = by_type.get(kind, 0) + n
-    return {"pinned_count": pinned, "superseded_count": superseded, "expired_count": expired,
-            "by_memory_type": by_type}

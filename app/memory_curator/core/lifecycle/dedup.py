@@ -15,10 +15,12 @@ from typing import Any
 
 from memory_curator.core import indexing
 from memory_curator.core.errors import EmbeddingError, ValidationError
+from memory_curator.core.index.filters import Filters
+from memory_curator.core.index.search_rows import passing_pks
 from memory_curator.core.lifecycle.similarity import jaccard, word_set
 from memory_curator.core.memories import Memories
 from memory_curator.core.model import MemoryItem
-from memory_curator.core.search import Filters, keyword_ranked
+from memory_curator.core.search import keyword_ranked
 from memory_curator.core.text import tokens
 
 ON_DUPLICATE = ("add", "skip", "merge")
@@ -42,10 +44,8 @@ class SaveOutcome:
 
 
 def _live(memories: Memories, pks: list[int]) -> dict[int, MemoryItem]:
-    where, params = Filters().sql()
     found = memories.store.get_by_pks(pks)
-    live = {pk for (pk,) in memories.store.conn.execute(
-        f"SELECT m.pk FROM memories m WHERE m.pk IN ({','.join('?' * len(pks))}) AND {where}", [*pks, *params])}
+    live = passing_pks(memories.store, pks, Filters())
     return {pk: it for pk, it in found.items() if pk in live}
 
 

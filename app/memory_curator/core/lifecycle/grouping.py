@@ -14,10 +14,11 @@ from dataclasses import dataclass
 import numpy as np
 
 from memory_curator.core.errors import ValidationError
-from memory_curator.core.index.store import FROM_MEMORIES, MEMORY_COLUMNS, IndexStore
-from memory_curator.core.lifecycle.similarity import jaccard, memory_vectors, word_set
-from memory_curator.core.model import MemoryItem
-from memory_curator.core.search import Filters
+from memory_curator.core.index import listing
+from memory_curator.core.index.filters import Filters
+from memory_curator.core.index.search_rows import memory_vectors
+from memory_curator.core.index.store import IndexStore
+from memory_curator.core.lifecycle.similarity import jaccard, word_set
 
 SEMANTIC_THRESHOLD = 0.75
 KEYWORD_THRESHOLD = 0.3
@@ -30,17 +31,6 @@ class MemoryGroup:
     titles: tuple[str, ...]
     similarity: float  # mean similarity of the members to the group's seed
     method: str  # "semantic" | "keyword"
-
-
-def candidates(store: IndexStore, category: str | None, limit: int) -> list[MemoryItem]:
-    """Live memories (not superseded, not expired), most important and most recent first."""
-    where, params = Filters(category=category).sql()
-    rows = store.conn.execute(
-        f"SELECT {MEMORY_COLUMNS} FROM {FROM_MEMORIES} WHERE {where} "
-        f"ORDER BY m.salience DESC, m.updated_at DESC, m.pk LIMIT ?",
-        [*params, int(limit)],
-    )
-    return [store.row_to_item(r) for r in rows]
 
 
 def _seeded_groups(n: int, similar, threshold: float, min_size: int, max_size: int) -> list[tuple[list[int], float]]:
@@ -69,7 +59,8 @@ def suggest_groups(store: IndexStore, *, category: str | None = None, threshold:
                               field="max_size")
     if method not in ("auto", "semantic", "keyword"):
         raise ValidationError("method must be auto, semantic or keyword.", field="method")
-    items = candidates(store, category, max_candidates)
+    # Live memories (not superseded, not expired), most important and most recent first.
+    items = listing.most_important(store, Filters(category=category), max_candidates)
     vectors = memory_vectors(store, [it.id for it in items]) if method != "keyword" else {}
     if method == "semantic" or (method == "auto" and len(vectors) >= 2):
         items = [it for it in items if it.id in vectors]

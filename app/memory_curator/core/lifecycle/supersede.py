@@ -1,7 +1,7 @@
 """Supersede instead of silent loss: a contradicted memory stays in the vault, linked both ways.
 
 ``old.superseded_by = new.id`` and ``new.supersedes += [old.id]``. The old memory is hidden from default
-search (search.Filters) but listed, and ``history`` walks the chain so a user sees what changed.
+search (index.filters) but listed, and ``history`` walks the chain so a user sees what changed.
 """
 
 from __future__ import annotations

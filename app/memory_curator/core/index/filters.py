@@ -1,0 +1,56 @@
+"""Search and list filters as one WHERE fragment over ``memories m``."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from memory_curator.core.errors import ValidationError
+from memory_curator.core.model import MEMORY_TYPES, utcnow
+from memory_curator.core.vault.codec import format_dt
+
+
+@dataclass(frozen=True)
+class Filters:
+    category: str | None = None
+    session_id: str | None = None
+    min_salience: float = 0.0
+    include_superseded: bool = False
+    scope: str | Sequence[str] | None = None  # one scope or several (any of them)
+    actor: str | None = None
+    include_expired: bool = False
+    memory_type: str | None = None  # "episodic" | "emotional" | "procedural"
+
+    def sql(self) -> tuple[str, list]:
+        """A WHERE fragment over ``memories m`` and its parameters."""
+        clauses: list[str] = ["1"]
+        params: list = []
+        if self.min_salience > 0:  # no clause at 0: the list pages can then walk an index in order
+            clauses.append("m.salience >= ?")
+            params.append(float(self.min_salience))
+        if self.category:
+            clauses.append("m.category = ?")
+            params.append(self.category)
+        if self.session_id:
+            clauses.append("m.session_id = ?")
+            params.append(self.session_id)
+        if not self.include_superseded:
+            clauses.append("m.superseded_by IS NULL")
+        if not self.include_expired:
+            clauses.append("(m.expires_at IS NULL OR m.expires_at > ?)")
+            params.append(format_dt(utcnow()))
+        if self.scope:
+            scopes = [self.scope] if isinstance(self.scope, str) else list(self.scope)
+            clauses.append(f"m.scope IN ({','.join('?' * len(scopes))})")
+            params.extend(scopes)
+        if self.actor:
+            clauses.append(
+                "EXISTS (SELECT 1 FROM json_each(m.meta_json, '$.actors') WHERE json_each.value = ?)"
+            )
+            params.append(self.actor)
+        if self.memory_type:
+            if self.memory_type not in MEMORY_TYPES:
+                raise ValidationError(f"memory_type must be one of {', '.join(MEMORY_TYPES)}.", field="memory_type")
+            clauses.append("(',' || m.memory_type || ',') LIKE ?")
+            params.append(f"%,{self.memory_type},%")
+        return " AND ".join(clauses), params

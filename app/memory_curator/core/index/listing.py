@@ -1,0 +1,141 @@
+"""Pages, counts and summaries of the indexed memories: the list views, sessions, the review inbox, Vault
+health, stats, export and the candidates for grouping."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from datetime import datetime
+
+from memory_curator.core.errors import ValidationError
+from memory_curator.core.index.filters import Filters
+from memory_curator.core.index.store import FROM_MEMORIES, MEMORY_COLUMNS, IndexStore
+from memory_curator.core.model import MemoryItem, utcnow
+from memory_curator.core.vault.codec import format_dt
+
+# order_by -> (expression, natural direction is descending)
+ORDERS = {"updated": ("m.updated_at", True), "created": ("m.created_at", True),
+          "title": ("m.title COLLATE NOCASE", False), "salience": ("m.salience", True),
+          "session": ("m.session_id", False), "category": ("m.category", False),
+          "access_count": ("COALESCE(a.access_count, 0)", True)}
+DEFAULT_CATEGORIES = ("decisions", "summaries", "context")
+# Spelled as in the partial index of migration 3 (a literal, not a parameter) so SQLite uses that index.
+_PENDING = "json_extract(m.meta_json, '$.extra.review') = 'pending'"
+
+
+def _where(filters: Filters, keyword: str | None) -> tuple[str, list]:
+    # Lists show expired memories (search hides them) so that a user can see what clear_expired takes.
+    where, params = replace(filters, include_expired=True).sql()
+    if keyword:
+        where += " AND EXISTS (SELECT 1 FROM json_each(m.keywords) WHERE json_each.value = ?)"
+        params.append(keyword)
+    return where, params
+
+
+def page(store: IndexStore, filters: Filters, keyword: str | None, order_by: str, descending: bool | None,
+         limit: int, offset: int) -> list[MemoryItem]:
+    """A page of memories. ``descending`` flips the order's natural direction (None keeps it)."""
+    if order_by not in ORDERS:
+        raise ValidationError(f"order_by must be one of {', '.join(ORDERS)}.", field="order_by")
+    expr, natural_desc = ORDERS[order_by]
+    direction = "DESC" if (natural_desc if descending is None else descending) else "ASC"
+    where, params = _where(filters, keyword)
+    rows = store.conn.execute(
+        f"SELECT {MEMORY_COLUMNS} FROM {FROM_MEMORIES} WHERE {where} "
+        # pk as the only tie-breaker, same direction: an index on the sort column then yields rows in order.
+        f"ORDER BY {expr} {direction}, m.pk {direction} LIMIT ? OFFSET ?",
+        [*params, int(limit), int(offset)],
+    )
+    return [store.row_to_item(r) for r in rows]
+
+
+def count(store: IndexStore, filters: Filters, keyword: str | None) -> int:
+    where, params = _where(filters, keyword)
+    return store.conn.execute(f"SELECT COUNT(*) FROM memories m WHERE {where}", params).fetchone()[0]
+
+
+def categories(store: IndexStore) -> dict[str, int]:
+    """Category -> count, the defaults always present."""
+    counts = dict.fromkeys(DEFAULT_CATEGORIES, 0)
+    for cat, n in store.conn.execute("SELECT category, COUNT(*) FROM memories GROUP BY category ORDER BY 1"):
+        counts[cat] = n
+    return counts
+
+
+def sessions(store: IndexStore) -> dict[str, int]:
+    return dict(store.conn.execute(
+        "SELECT session_id, COUNT(*) FROM memories WHERE session_id IS NOT NULL GROUP BY session_id ORDER BY 1"))
+
+
+def keywords(store: IndexStore) -> dict[str, int]:
+    return dict(store.conn.execute(
+        "SELECT value, COUNT(*) FROM memories, json_each(memories.keywords) GROUP BY value ORDER BY 2 DESC, 1"))
+
+
+def session_items(store: IndexStore, session_id: str) -> list[MemoryItem]:
+    """All memories of a session, oldest first."""
+    rows = store.conn.execute(
+        f"SELECT {MEMORY_COLUMNS} FROM {FROM_MEMORIES} WHERE m.session_id = ? ORDER BY m.created_at, m.pk",
+        (session_id,))
+    return [store.row_to_item(r) for r in rows]
+
+
+def pending(store: IndexStore, limit: int) -> list[MemoryItem]:
+    """Memories waiting in the review inbox, oldest first."""
+    rows = store.conn.execute(
+        f"SELECT {MEMORY_COLUMNS} FROM {FROM_MEMORIES} WHERE {_PENDING} ORDER BY m.created_at, m.pk LIMIT ?",
+        (int(limit),),
+    )
+    return [store.row_to_item(r) for r in rows]
+
+
+def pending_count(store: IndexStore) -> int:
+    return store.conn.execute(f"SELECT COUNT(*) FROM memories m WHERE {_PENDING}").fetchone()[0]
+
+
+def file_paths(store: IndexStore, category: str | None = None) -> list[str]:
+    """The memories' files (of one category, or all), oldest memory first."""
+    where = "WHERE category = ? " if category else ""
+    return [r[0] for r in store.conn.execute(
+        f"SELECT file_path FROM memories {where}ORDER BY created_at, pk", (category,) if category else ())]
+
+
+def unembedded(store: IndexStore, limit: int) -> list[tuple[str, str]]:
+    """(id, title) of memories without vectors, most recently updated first."""
+    rows = store.conn.execute(
+        "SELECT id, title FROM memories WHERE chunk_count = 0 ORDER BY updated_at DESC LIMIT ?", (int(limit),))
+    return [(i, t) for i, t in rows]
+
+
+def totals(store: IndexStore) -> tuple[int, float | None, str | None, str | None, int | None, dict[str, int]]:
+    """(count, mean salience, oldest and newest created_at, characters of content, count per category)."""
+    total, avg, oldest, newest, chars = store.conn.execute(
+        "SELECT COUNT(*), AVG(salience), MIN(created_at), MAX(created_at), SUM(LENGTH(content)) FROM memories"
+    ).fetchone()
+    by_cat = dict(store.conn.execute("SELECT category, COUNT(*) FROM memories GROUP BY category"))
+    return total, avg, oldest, newest, chars, by_cat
+
+
+def lifecycle_counts(store: IndexStore, now: datetime | None = None) -> dict:
+    """The MemoryStats fields about the lifecycle: pinned, superseded, expired, and counts per memory type."""
+    pinned, superseded, expired = store.conn.execute(
+        "SELECT COALESCE(SUM(pinned), 0), COUNT(superseded_by), COALESCE(SUM(expires_at <= ?), 0) FROM memories",
+        (format_dt(now or utcnow()),),
+    ).fetchone()
+    by_type: dict[str, int] = {}
+    for kinds, n in store.conn.execute(
+            "SELECT memory_type, COUNT(*) FROM memories WHERE memory_type IS NOT NULL GROUP BY 1"):
+        for kind in kinds.split(","):
+            by_type[kind] = by_type.get(kind, 0) + n
+    return {"pinned_count": pinned, "superseded_count": superseded, "expired_count": expired,
+            "by_memory_type": by_type}
+
+
+def most_important(store: IndexStore, filters: Filters, limit: int) -> list[MemoryItem]:
+    """Memories passing the filters, highest salience and most recent first."""
+    where, params = filters.sql()
+    rows = store.conn.execute(
+        f"SELECT {MEMORY_COLUMNS} FROM {FROM_MEMORIES} WHERE {where} "
+        f"ORDER BY m.salience DESC, m.updated_at DESC, m.pk LIMIT ?",
+        [*params, int(limit)],
+    )
+    return [store.row_to_item(r) for r in rows]

@@ -1,0 +1,35 @@
+"""Opening the index, or setting a corrupt one aside and building a new one (it is derived state)."""
+
+from __future__ import annotations
+
+import logging
+import shutil
+import time
+from pathlib import Path
+
+from memory_curator.core.errors import IndexError_
+from memory_curator.core.index import db
+from memory_curator.core.index.store import IndexStore
+
+log = logging.getLogger(__name__)
+
+
+def open_index(path: Path, root: Path, state_dir: Path) -> tuple[IndexStore, bool]:
+    """(the store, whether it starts empty and must be filled from the vault)."""
+    fresh = not path.exists()
+    try:
+        store = IndexStore.open(path, root)
+        store.count()
+        return store, fresh
+    except (IndexError_, db.DatabaseError) as exc:
+        cause = exc.__cause__ if isinstance(exc, IndexError_) else exc
+        if cause is None or not db.is_corruption(cause):
+            raise
+    # Kept aside for inspection, with its WAL and shared-memory files.
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    for suffix in ("", "-wal", "-shm"):
+        p = Path(str(path) + suffix)
+        if p.exists():
+            shutil.move(str(p), str(state_dir / f"index.db{suffix}.corrupt-{stamp}"))
+    log.warning("The index at %s was corrupt; rebuilding it from the vault.", path)
+    return IndexStore.open(path, root), True
