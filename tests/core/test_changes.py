@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import threading
+from dataclasses import replace
 from pathlib import Path
 
 from memory_curator.core.changes import ChangeMonitor
@@ -68,7 +69,8 @@ def test_poll_sees_another_process_and_an_editor(vault_dir, config):
 
 
 def test_in_place_edit_is_found_by_the_periodic_full_scan(vault_dir, config):
-    svc = MemoryService.open(vault_dir, embedder="none", config=config)
+    # Without file events (a network folder): the stat scan finds it.
+    svc = MemoryService.open(vault_dir, embedder="none", config=replace(config, watch_files=False))
     try:
         item = svc.save("Original words", title="Edited")
         svc.poll_changes()
@@ -86,7 +88,7 @@ def test_files_written_by_another_engine_process_need_no_resync(vault_dir, confi
     other = MemoryService.open(vault_dir, embedder="none", config=config)
     try:
         syncs: list[int] = []
-        monitor = ChangeMonitor(app.store, app.vault, lambda: syncs.append(1) or 0, full_scan_s=1e9)
+        monitor = ChangeMonitor(app.store, app.vault, lambda: syncs.append(1) or 0, full_scan_s=1e9, watch=False)
         other.save("Indexed by the process that wrote it", category="decisions")
         os.utime(Path(vault_dir) / "decisions", ns=(5, 5))
         assert monitor.poll().index_changed and syncs == []  # the folder agrees with its rows: no sync

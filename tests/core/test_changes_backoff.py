@@ -1,4 +1,4 @@
-"""The periodic full scan backs off on a vault where one scan takes long (many files)."""
+"""The periodic full scan (where file events do not reach) backs off on a vault where one scan takes long."""
 
 from __future__ import annotations
 
@@ -22,7 +22,7 @@ def test_a_slow_full_scan_waits_longer_before_the_next(svc):
         clock.now += 2.0  # this vault takes two seconds to scan
         return 0
 
-    monitor = ChangeMonitor(svc.store, svc.vault, slow_sync, full_scan_s=5.0, clock=clock)
+    monitor = ChangeMonitor(svc.store, svc.vault, slow_sync, full_scan_s=5.0, clock=clock, watch=False)
     clock.now += 5.0
     monitor.poll()
     assert len(scans) == 1
@@ -38,7 +38,7 @@ def test_a_fast_full_scan_keeps_the_base_interval(svc):
     clock = FakeClock()
     scans: list[float] = []
     monitor = ChangeMonitor(svc.store, svc.vault, lambda: scans.append(clock.now) or 0, full_scan_s=5.0,
-                            clock=clock)
+                            clock=clock, watch=False)
     for _ in range(3):
         clock.now += 5.0
         monitor.poll()

@@ -6,8 +6,10 @@ Two sources of change:
 - another program touched the files (an editor, ``git pull``, a sync tool): adding, removing or renaming a
   file changes its folder's mtime, so the folders are stat'ed on every poll and a changed folder's files are
   compared with its index rows (when another engine process wrote them, they already agree and nothing more
-  is done); an edit in place changes only the file, so a full (stat-only) sync runs every ``full_scan_s``
-  seconds as well.
+  is done). An edit in place changes only the file: file events (``core/watching.py``, from the first poll
+  on) name its folder, which is compared the same way. Where events do not reach (network and FUSE mounts,
+  no native watcher, ``watch=False``) a full (stat-only) sync runs every ``full_scan_s`` seconds instead; with
+  events it runs every ``WATCHED_FULL_SCAN_S``, for events the system may have dropped.
 
 ``poll`` is meant to run every half second or so on the thread that owns the service.
 """
@@ -21,8 +23,10 @@ from dataclasses import dataclass
 
 from memory_curator.core.index.store import IndexStore
 from memory_curator.core.vault.store import Vault
+from memory_curator.core.watching import FileWatcher
 
 FULL_SCAN_S = 5.0
+WATCHED_FULL_SCAN_S = 300.0
 # A full scan that took longer than SLOW_SCAN_S waits SCAN_COST_FACTOR times its own duration before the
 # next one: on a 100,000-file vault (a scan of seconds) it costs a few percent of a core, not all of it.
 SLOW_SCAN_S = 0.5
@@ -41,7 +45,7 @@ class ChangeReport:
 
 class ChangeMonitor:
     def __init__(self, store: IndexStore, vault: Vault, sync: Callable[[], int | None], *, full_scan_s: float = FULL_SCAN_S,
-                 clock: Callable[[], float] = time.monotonic):
+                 clock: Callable[[], float] = time.monotonic, watch: bool = True):
         self._store = store
         self._vault = vault
         self._sync = sync  # syncs the index with the files: how many changed, or None when it could not now
@@ -52,6 +56,27 @@ class ChangeMonitor:
         self._folders = self._folder_signature()
         self._last_full = clock()
         self._scan_backoff = 0.0
+        # Started by the first poll, not here: a CLI command opens the service and never polls.
+        self._watch = watch
+        self._watcher: FileWatcher | None = None
+
+    @property
+    def watching(self) -> bool:
+        """Whether file events are noticed (else only the periodic scan finds edits made in place)."""
+        return self._watcher is not None
+
+    def _watched_folders(self) -> set[str]:
+        if self._watch and self._watcher is None:
+            self._watch = False  # one try: where it cannot start, the periodic scan stays
+            self._watcher = FileWatcher.start(self._vault.root)
+        if self._watcher is not None and not self._watcher.alive:
+            self._watcher = None  # its thread died: back to the periodic scan
+        return self._watcher.take() if self._watcher is not None else set()
+
+    def close(self) -> None:
+        if self._watcher is not None:
+            self._watcher.stop()
+            self._watcher = None
 
     def _read_data_version(self) -> int:
         return self._store.data_version()
@@ -86,14 +111,18 @@ class ChangeMonitor:
         files_changed = 0
         folders = self._folder_signature()
         now = self._clock()
+        evented = self._watched_folders()
         changed_folders = {n for n in folders.keys() | self._folders.keys()
-                           if n and folders.get(n) != self._folders.get(n)}
+                           if n and folders.get(n) != self._folders.get(n)} | evented
         previous, self._folders = self._folders, folders
-        due = now - self._last_full >= max(self._full_scan_s, self._scan_backoff)
+        interval = WATCHED_FULL_SCAN_S if self.watching else self._full_scan_s
+        due = now - self._last_full >= max(interval, self._scan_backoff)
         if due or self._out_of_step(changed_folders):
             synced = self._sync()
             if synced is None:  # another process is writing: keep the old view, the next poll looks again
                 self._folders = previous
+                if self._watcher is not None:
+                    self._watcher.give_back(evented)
                 return ChangeReport(self._index_moved(), 0)
             files_changed = synced
             self._last_full = self._clock()

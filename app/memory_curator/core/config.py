@@ -42,5 +42,8 @@ class MemoryConfig:
     ocr_command: str = "tesseract"
     ocr_languages: tuple[str, ...] = ("eng", "fin", "jpn")
 
+    # Other programs' edits: file events where they reach (poll_changes starts a watcher), else a stat scan
+    watch_files: bool = True
+
     # Bad input
     max_content_bytes: int = 10 * 1024 * 1024

@@ -77,7 +77,7 @@ class MemoryService:
         self.last_warnings: tuple[str, ...] = ()
         self.last_sync: indexing.SyncReport | None = None
         # The baseline for poll_changes is the moment of opening: what others change after it is reported.
-        self._changes = ChangeMonitor(store, vault, self._sync_changed)
+        self._changes = ChangeMonitor(store, vault, self._sync_changed, watch=config.watch_files)
 
     # -- opening --------------------------------------------------------------------------------------
 
@@ -116,6 +116,7 @@ class MemoryService:
             self.commit_history(force=True)
         except StorageError as exc:
             log.warning("Could not commit the last changes to the vault's git history: %s", exc)
+        self._changes.close()
         self.store.close()
         self.embedding.close()
 
