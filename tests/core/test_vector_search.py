@@ -117,3 +117,33 @@ def test_a_reused_chunk_id_written_elsewhere_is_seen(table, tmp_path):
         other.insert(300, -x[299])  # SQLite re-uses the highest rowid once it is deleted
     assert table.knn(-x[299], 1, exact=False)[0][0] == 300
     assert 300 not in [c for c, _ in table.knn(x[299], 3, exact=False)]
+
+
+def test_the_mean_vector_is_the_collections_and_follows_writes(table, tmp_path, monkeypatch):
+    # Like a model's embeddings, the vectors share a common direction (the mean) plus their own part.
+    rng = np.random.default_rng(7)
+    x = rng.standard_normal(64) + 0.6 * rng.standard_normal((300, 64))
+    x = (x / np.linalg.norm(x, axis=1, keepdims=True)).astype(np.float32)
+    _fill(table, x)
+    assert np.allclose(table.mean(), x.mean(axis=0), atol=1e-3)  # few enough to read them all
+    monkeypatch.setattr(vectors, "MEAN_SAMPLE", 64)  # now a sample spread over the chunk ids
+    table.forget()
+    sampled, true = table.mean(), x.mean(axis=0)
+    assert np.abs(x @ sampled - x @ true).max() < 0.02  # what fusion uses it for: a query's typical similarity
+    with _elsewhere(tmp_path) as other:
+        for i in range(1, 301):
+            other.delete([i])
+        other.insert(1000, x[0])
+    assert np.allclose(table.mean(), x[0], atol=1e-3)  # another process's writes are seen
+
+
+def test_memory_vectors_are_each_memorys_chunk_nearest_the_query(svc):
+    a, b = svc.save("first memory"), svc.save("second memory")
+    e = np.eye(4, dtype=np.float32)
+    with svc.store.transaction():
+        svc.store.vectors.create("test:model", 4)
+        svc.store.set_chunks(svc.store.pk_of(a.id), [(0, 0, 3, "x"), (1, 3, 6, "y")], [e[0], e[1]], "h")
+        svc.store.set_chunks(svc.store.pk_of(b.id), [(0, 0, 3, "z")], [e[2]], "h")
+    got = svc.store.vectors.memory_vectors([svc.store.pk_of(a.id), svc.store.pk_of(b.id)], e[1] + 0.1 * e[0])
+    assert np.allclose(got[svc.store.pk_of(a.id)], e[1]) and np.allclose(got[svc.store.pk_of(b.id)], e[2])
+    assert svc.store.vectors.memory_vectors([999], e[0]) == {}

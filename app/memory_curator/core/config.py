@@ -26,9 +26,7 @@ class MemoryConfig:
     # Search
     default_search_limit: int = 5
     max_search_limit: int = 100
-    # RRF k: 10 rewards a top rank in either list more than k = 60 does (LoCoMo dev hybrid R@10 0.725 -> 0.763).
-    rrf_k: int = 10
-    keyword_weight: float = 0.5
+    keyword_weight: float = 0.5  # the keyword side's share of a hybrid score (core/fusion.py)
 
     # Lifecycle
     default_salience: float = 0.8

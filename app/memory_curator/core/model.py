@@ -114,10 +114,10 @@ class RankExplanation:
     semantic_contribution: float
     keyword_weight: float
     semantic_weight: float
-    rrf_k: int
     salience: float
     importance: float
     note: str = ""
+    context_contribution: float = 0.0  # the part of the score lent by session neighbours (core/fusion.py)
 
 
 @dataclass(frozen=True)

@@ -1,8 +1,8 @@
-"""Keyword (FTS5), semantic (sqlite-vec KNN) and hybrid search, fused by Reciprocal Rank Fusion.
+"""Keyword (FTS5), semantic (sqlite-vec KNN) and hybrid search.
 
-Each ranker returns memory pks in rank order; fusion adds ``weight / (k + rank)`` per list. Scores are
-mapped into 0..1: keyword and hybrid as the fused score over the best possible one (rank 1 everywhere),
-semantic as the cosine similarity of the best chunk.
+Each side finds its candidates (memory pks, best first); the candidates' session neighbours join them, and
+core/fusion.py scores them all on one scale. Scores are 0..1: keyword and hybrid as the fused score,
+semantic as the cosine similarity between the query and the memory's context vector.
 """
 
 from __future__ import annotations
@@ -10,11 +10,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from memory_curator.core import fusion
 from memory_curator.core.embed.base import Embedder
 from memory_curator.core.errors import ValidationError
 from memory_curator.core.index import search_rows
 from memory_curator.core.index.filters import Filters
+from memory_curator.core.index.neighbours import session_neighbours
 from memory_curator.core.index.store import IndexStore
+from memory_curator.core.index.vectors import normalized
 from memory_curator.core.model import (
     SEARCH_MODES,
     SORT_KEYS,
@@ -189,6 +192,17 @@ def validate(mode: str, sort_by: str, limit: int, keyword_weight: float, max_lim
         raise ValidationError("keyword_weight must be between 0 and 1.", field="keyword_weight")
 
 
+def with_neighbours(store: IndexStore, pks: Sequence[int], filters: Filters,
+                    ) -> tuple[list[int], dict[tuple[int, int], int]]:
+    """``pks`` and their visible session neighbours, with the distances between them (core/fusion.py)."""
+    windows = session_neighbours(store, pks, fusion.CONTEXT_WIDTH)
+    known = set(pks)
+    extra = list(dict.fromkeys(nb for w in windows.values() for nb, _ in w if nb not in known))
+    shown = known | search_rows.passing_pks(store, extra, filters)
+    windows = {pk: [(nb, off) for nb, off in w if nb in shown] for pk, w in windows.items()}
+    return [*pks, *(pk for pk in extra if pk in shown)], fusion.context_pairs(windows)
+
+
 def run(
     store: IndexStore,
     query: str,
@@ -200,7 +214,6 @@ def run(
     filters: Filters,
     sort_by: str = "relevance",
     keyword_weight: float = 0.5,
-    rrf_k: int = 10,
     warnings: Sequence[str] = (),
 ) -> SearchOutcome:
     """Rank memories for ``query``. ``query_vec`` is None when semantic ranking is unavailable."""
@@ -211,15 +224,6 @@ def run(
         mode_used = "keyword"
     n = max(limit * 5, 50) if sort_by == "relevance" else max(limit * 10, 200)
 
-    cands: dict[int, _Candidate] = {}
-    if mode_used in ("keyword", "hybrid"):
-        for rank, (pk, bm) in enumerate(keyword_ranked(store, terms, filters, n), start=1):
-            cands.setdefault(pk, _Candidate(pk)).__dict__.update(keyword_rank=rank, bm25=bm)
-    if mode_used in ("semantic", "hybrid") and query_vec is not None:
-        for rank, (pk, dist, text) in enumerate(semantic_ranked(store, query_vec, filters, n), start=1):
-            c = cands.setdefault(pk, _Candidate(pk))
-            c.semantic_rank, c.distance, c.chunk_snippet = rank, dist, text
-
     if mode_used == "hybrid":
         wk = keyword_weight
         ws, note = semantic_weight_for(query, embedder, keyword_weight)
@@ -229,24 +233,37 @@ def run(
         wk, ws, note = 1.0, 0.0, ""
     else:
         wk, ws, note = 0.0, 1.0, ""
-    best_possible = (wk + ws) / (rrf_k + 1) or 1.0
-    unreadable = unreadable_shares(store, list(cands), embedder) if ws > 0 and wk > 0 else {}
-    for c in cands.values():
-        kc = wk / (rrf_k + c.keyword_rank) if c.keyword_rank else 0.0
-        sc = ws / (rrf_k + c.semantic_rank) if c.semantic_rank else 0.0
-        u = unreadable.get(c.pk, 0.0)
-        if u:
-            # As far as its vector is noise to this model, its keyword rank stands in for the semantic one,
-            # so fusion neither buries it (noise rank) nor lifts it (noise luck) against readable memories.
-            sc = (1.0 - u) * sc + u * (ws / (rrf_k + c.keyword_rank) if c.keyword_rank else 0.0)
-        c.fused = kc + sc
-        c.extras = {"kc": kc, "sc": sc}
 
-    # A candidate whose only evidence carries no weight (a semantic hit the model cannot read, with the
-    # semantic list ignored for this query) is noise, not a result. Ties fall back to the better semantic
-    # rank, then the keyword rank.
+    cands: dict[int, _Candidate] = {}
+    bm25: dict[int, float] = {}
+    if wk > 0:
+        for rank, (pk, bm) in enumerate(keyword_ranked(store, terms, filters, n), start=1):
+            cands.setdefault(pk, _Candidate(pk)).__dict__.update(keyword_rank=rank, bm25=bm)
+            bm25[pk] = -bm  # FTS5's bm25() is lower for better matches
+    if mode_used in ("semantic", "hybrid") and query_vec is not None:
+        for rank, (pk, dist, text) in enumerate(semantic_ranked(store, query_vec, filters, n), start=1):
+            c = cands.setdefault(pk, _Candidate(pk))
+            c.semantic_rank, c.distance, c.chunk_snippet = rank, dist, text
+
+    members, pairs = with_neighbours(store, list(cands), filters)
+    vectors, mean, qv = {}, None, None
+    if ws > 0 and query_vec is not None:
+        qv = normalized(query_vec, len(query_vec))
+        vectors, mean = store.vectors.memory_vectors(members, qv), store.vectors.mean()
+    unreadable = unreadable_shares(store, members, embedder) if ws > 0 and wk > 0 else {}
+    scored = fusion.fuse(members, bm25, vectors, qv, mean, pairs, wk, ws, unreadable)
+    for pk in members:
+        c = cands.setdefault(pk, _Candidate(pk))
+        c.fused = scored[pk].score
+        c.extras = {"scored": scored[pk]}
+
+    # A result needs evidence of its own that carries weight: a query word it holds, or a vector the model
+    # can read (not a semantic hit that the query's language made worthless). A neighbour that only lends
+    # context is not a result of a keyword search. Ties fall back to the better semantic rank, then the
+    # keyword rank.
     ordered = sorted(
-        (c for c in cands.values() if c.fused > 0),
+        (c for c in cands.values()
+         if (wk > 0 and c.keyword_rank is not None) or (ws > 0 and c.extras["scored"].cosine is not None)),
         key=lambda c: (-c.fused, c.semantic_rank or 10**9, c.keyword_rank or 10**9),
     )
     ordered, items = _load_items(store, ordered, len(ordered) if sort_by != "relevance" else limit)
@@ -258,10 +275,8 @@ def run(
     results = []
     for c in ordered[:limit]:
         item = items[c.pk]
-        if mode_used == "semantic":
-            score = max(0.0, min(1.0, 1.0 - (c.distance or 0.0)))
-        else:
-            score = c.fused / best_possible
+        sc: fusion.Scored = c.extras["scored"]
+        score = (sc.cosine or 0.0) if mode_used == "semantic" else c.fused
         snippet = c.chunk_snippet if c.chunk_snippet and c.keyword_rank is None else best_snippet(item.content, terms)
         results.append(
             SearchResult(
@@ -275,14 +290,14 @@ def run(
                     keyword_rank=c.keyword_rank,
                     semantic_rank=c.semantic_rank,
                     distance=c.distance,
-                    keyword_contribution=c.extras["kc"],
-                    semantic_contribution=c.extras["sc"],
+                    keyword_contribution=sc.keyword,
+                    semantic_contribution=sc.semantic,
                     keyword_weight=wk,
                     semantic_weight=ws,
-                    rrf_k=rrf_k,
                     salience=item.salience,
                     importance=item.importance,
                     note=note,
+                    context_contribution=sc.context,
                 ),
             )
         )

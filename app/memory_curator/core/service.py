@@ -431,7 +431,7 @@ class MemoryService:
             query_vec = self.embedding.query_vector(query, mode, warnings)
         outcome = search.run(self.store, query, query_vec=query_vec, embedder=self.embedding.embedder, mode=mode,
                              limit=limit, filters=filters, sort_by=sort_by, keyword_weight=kw_weight,
-                             rrf_k=self.config.rrf_k, warnings=warnings)
+                             warnings=warnings)
         self.last_warnings = outcome.warnings
         if record_access and outcome.results:
             self.memories.recall([r.memory.id for r in outcome.results], "search")

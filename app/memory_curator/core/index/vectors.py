@@ -18,6 +18,7 @@ slower than this for the candidate counts re-ranking needs (its top-k cost grows
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable, Sequence
 
 import numpy as np
@@ -35,6 +36,8 @@ EXACT_MAX_VALUES = 4_000_000
 # dimensions); recall against exact search is measured by bench/recall_bench.py.
 OVERSAMPLE = 4
 MIN_CANDIDATES = 200
+# Stored vectors read to estimate the collection's mean direction (all of them in a vault this small).
+MEAN_SAMPLE = 1024
 
 
 def normalized(vec: Sequence[float] | np.ndarray, dim: int) -> np.ndarray:
@@ -135,6 +138,8 @@ class VectorTable:
         self._deleted: set[int] = set()
         self._writes_seen = 0  # the stored write counter when the in-memory bits were last in step
         self._own_writes = 0
+        self._mean: tuple[int, np.ndarray | None] | None = None  # (stored write counter, mean)
+        self._codes_ready = False  # vectors stored before the quantized tables existed have their codes
 
     @property
     def dim(self) -> int | None:
@@ -158,6 +163,7 @@ class VectorTable:
         self._inserted.clear()
         self._deleted.clear()
         self._own_writes = 0
+        self._mean = None
 
     def create(self, model: str, dim: int) -> None:
         self._drop_tables()
@@ -187,6 +193,7 @@ class VectorTable:
         if self.exists():
             for name in (TABLE, BITS, HALVES):
                 self.conn.execute(f"DELETE FROM {name}")
+            self._count_write()  # other processes' copies (bits, mean) are stale now
         self.forget()
 
     def insert(self, chunk_id: int, vec: Sequence[float] | np.ndarray) -> None:
@@ -268,6 +275,70 @@ class VectorTable:
         top = np.argsort(dist, kind="stable")[:k]
         return [(ids[i], float(dist[i])) for i in top]
 
+    def memory_vectors(self, memory_pks: Sequence[int], query: Sequence[float] | np.ndarray) -> dict[int, np.ndarray]:
+        """Per memory, the stored vector of its chunk nearest to ``query`` (float16 precision, read by primary
+        key: a vec0 point read costs 70 us, a plain row 1 us). Memories without vectors are left out."""
+        dim = self.dim
+        if dim is None or not self.exists() or not memory_pks:
+            return {}
+        self._ensure_codes()
+        q = normalized(query, dim)
+        pks: list[int] = []
+        blobs: list[bytes] = []
+        pk_list = list(memory_pks)
+        for i in range(0, len(pk_list), 30_000):
+            part = pk_list[i : i + 30_000]
+            marks = ",".join("?" * len(part))
+            for pk, half in self.conn.execute(
+                f"SELECT c.memory_pk, h.half FROM memory_chunks c JOIN {HALVES} h ON h.chunk_id = c.chunk_id "
+                f"WHERE c.memory_pk IN ({marks})", part,
+            ):
+                pks.append(pk)
+                blobs.append(half)
+        if not pks:
+            return {}
+        mat = np.frombuffer(b"".join(blobs), dtype=np.float16).reshape(len(pks), dim).astype(np.float32)
+        sims = mat @ q
+        best: dict[int, int] = {}
+        for row, pk in enumerate(pks):
+            if pk not in best or sims[row] > sims[best[pk]]:
+                best[pk] = row
+        return {pk: mat[row] for pk, row in best.items()}
+
+    def mean(self) -> np.ndarray | None:
+        """The mean of the stored vectors (from up to ``MEAN_SAMPLE`` of them, spread over the chunk ids):
+        the similarity a query has with a typical memory, which hybrid fusion measures semantic scores from.
+        Cached until vectors are written."""
+        dim = self.dim
+        if dim is None or not self.exists():
+            return None
+        key = self._stored_writes()  # moves with this connection's writes and any other process's
+        if self._mean is not None and self._mean[0] == key:
+            return self._mean[1]
+        self._ensure_codes()
+        lo, hi, n = self.conn.execute(f"SELECT MIN(chunk_id), MAX(chunk_id), COUNT(*) FROM {HALVES}").fetchone()
+        if not n:
+            mean = None
+        else:
+            if n <= MEAN_SAMPLE:
+                rows = self.conn.execute(f"SELECT half FROM {HALVES}").fetchall()
+            else:  # the first stored id at each of evenly spaced points: a few hundred primary-key seeks
+                points = np.unique(np.linspace(lo, hi, MEAN_SAMPLE).round().astype(np.int64)).tolist()
+                rows = self.conn.execute(
+                    f"SELECT DISTINCT (SELECT half FROM {HALVES} WHERE chunk_id >= p.value ORDER BY chunk_id LIMIT 1) "
+                    "FROM json_each(?) p", (json.dumps(points),),
+                ).fetchall()
+            mat = np.frombuffer(b"".join(r[0] for r in rows if r[0] is not None), dtype=np.float16)
+            mean = mat.reshape(-1, dim).astype(np.float32).mean(axis=0)
+        self._mean = (key, mean)
+        return mean
+
+    def _ensure_codes(self) -> None:
+        if not self._codes_ready:
+            self._create_codes()
+            self._backfill_codes()
+            self._codes_ready = True
+
     def _bit_index(self) -> _BitIndex:
         """The in-memory sign bits, brought up to date with this connection's writes and other processes'."""
         version = self.conn.execute("PRAGMA data_version").fetchone()[0]
@@ -277,8 +348,7 @@ class VectorTable:
             if self._stored_writes() != self._writes_seen + self._own_writes:
                 index = None
         if index is None:
-            self._create_codes()
-            self._backfill_codes()
+            self._ensure_codes()
             index = _BitIndex.load(self.conn, len(sign_bits(np.zeros(self.dim or 0))) // 8)
         elif self._inserted or self._deleted:
             index.apply(self._inserted, self._deleted)

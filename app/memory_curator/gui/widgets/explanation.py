@@ -23,8 +23,10 @@ def explain_html(result: SearchResult) -> str:
         ("Keyword rank (FTS5 / BM25)", rank(e.keyword_rank)),
         ("Semantic rank", rank(e.semantic_rank)),
         ("Cosine distance", f"{e.distance:.4f}" if e.distance is not None else "—"),
-        (f"Keyword contribution  w·1/(k+rank), w={e.keyword_weight:.2f}, k={e.rrf_k}", f"{e.keyword_contribution:.5f}"),
-        (f"Semantic contribution  w={e.semantic_weight:.2f}", f"{e.semantic_contribution:.5f}"),
+        (f"Keyword contribution  w·BM25/best, w={e.keyword_weight:.2f}", f"{e.keyword_contribution:.5f}"),
+        (f"Semantic contribution  w·cosine above a typical memory's, w={e.semantic_weight:.2f}",
+         f"{e.semantic_contribution:.5f}"),
+        ("Of that, lent by neighbours in its session", f"{e.context_contribution:.5f}"),
         ("Salience", f"{e.salience:.2f}"),
         ("Importance (from recall history)", f"{e.importance:.2f}"),
         ("Final score", f"{result.score:.4f}"),
@@ -50,4 +52,4 @@ class ExplanationPanel(QTextBrowser):
 
     def clear_result(self) -> None:
         self.setHtml("<p>Select a search result to see how it was ranked: its keyword and semantic ranks, "
-                     "the Reciprocal Rank Fusion contributions, and the effect of salience.</p>")
+                     "each side's contribution to the score, and what its session neighbours lent it.</p>")

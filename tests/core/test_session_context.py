@@ -1,0 +1,121 @@
+"""Session neighbours lend context in ranking (core/fusion.py, core/index/neighbours.py), on real vaults."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from memory_curator.core import fusion
+from memory_curator.core.index.neighbours import session_neighbours
+
+
+def _batch(svc, contents, session="s1", **extra):
+    return [it for it in svc.save_batch([{"content": c, "session_id": session, **extra} for c in contents])]
+
+
+def test_neighbours_are_the_turns_around_a_memory_in_its_session(svc):
+    turns = _batch(svc, [f"turn {i}" for i in range(5)])  # one batch: one timestamp, save order decides
+    other = _batch(svc, ["elsewhere 0", "elsewhere 1"], session="s2")
+    alone = svc.save("no session at all")
+    pk = {it.id: svc.store.pk_of(it.id) for it in [*turns, *other, alone]}
+    found = session_neighbours(svc.store, [pk[turns[2].id], pk[turns[0].id], pk[alone.id]], 2)
+    assert sorted(found[pk[turns[2].id]], key=lambda x: x[1]) == [
+        (pk[turns[0].id], -2), (pk[turns[1].id], -1), (pk[turns[3].id], 1), (pk[turns[4].id], 2)]
+    assert sorted(found[pk[turns[0].id]], key=lambda x: x[1]) == [(pk[turns[1].id], 1), (pk[turns[2].id], 2)]
+    assert pk[alone.id] not in found  # no session, no neighbours
+    assert all(nb not in {pk[o.id] for o in other} for w in found.values() for nb, _ in w)
+
+
+def test_neighbours_follow_the_time_a_memory_was_made_not_the_save_order(svc):
+    late, early, middle = svc.save_batch([
+        {"content": "late", "session_id": "s", "created_at": "2024-01-03T00:00:00Z"},
+        {"content": "early", "session_id": "s", "created_at": "2024-01-01T00:00:00Z"},
+        {"content": "middle", "session_id": "s", "created_at": "2024-01-02T00:00:00Z"},
+    ])
+    pk = svc.store.pk_of
+    found = session_neighbours(svc.store, [pk(middle.id)], 1)
+    assert sorted(found[pk(middle.id)], key=lambda x: x[1]) == [(pk(early.id), -1), (pk(late.id), 1)]
+
+
+def test_a_reply_is_lifted_by_the_question_before_it(svc):
+    """The reply names only one of the query's words; the question before it names the rest. A memory
+    elsewhere with that one word (and shorter, so BM25 alone prefers it) comes after the reply."""
+    question, reply = _batch(svc, ["Did you finish the painting of the lake?", "Yes, the sunrise came out gorgeous."])
+    elsewhere = svc.save("Sunrise yoga.", session_id="gym")
+    results = svc.search("lake painting sunrise", mode="keyword", limit=5)
+    ids = [r.memory.id for r in results]
+    assert ids[:3] == [question.id, reply.id, elsewhere.id]
+    assert results[1].explanation.context_contribution > 0
+    assert results[2].explanation.context_contribution == 0
+
+
+def test_keyword_search_returns_only_memories_holding_a_query_word(svc):
+    _batch(svc, ["The deploy script lives in the ops repository.", "Thanks, noted!", "Anything else?"])
+    results = svc.search("deploy script", mode="keyword", limit=10)
+    assert [r.memory.content for r in results] == ["The deploy script lives in the ops repository."]
+
+
+def test_a_filtered_out_neighbour_is_neither_a_result_nor_context(svc):
+    svc.save_batch([
+        {"content": "Budget talk: the offsite costs too much.", "session_id": "s", "category": "decisions"},
+        {"content": "Agreed about the offsite budget.", "session_id": "s", "category": "context"},
+    ])
+    results = svc.search("offsite budget", mode="keyword", category="context")
+    assert [r.memory.category for r in results] == ["context"]
+    assert results[0].explanation.context_contribution == 0
+
+
+@pytest.mark.model
+def test_hybrid_lifts_the_turn_that_shows_what_the_next_one_names(svc_local):
+    """LoCoMo's shape: a picture is shared in one turn and named in the next."""
+    shown, named = _batch(svc_local, [
+        "Melanie: By the way, take a look at this. [image: a photo of a painting on an easel]",
+        "Melanie: Yeah, I painted that lake sunrise last year! It's special to me.",
+    ])
+    for i, text in enumerate([
+        "Caroline: I painted my bedroom walls blue last weekend.",
+        "Melanie: We went hiking to the lake and had a picnic.",
+        "Caroline: This is a photo of my new bike.",
+        "Melanie: The sunrise over the mountains was beautiful on our trip.",
+        "Caroline: Take a look at the poster I designed for the pride parade.",
+    ]):
+        svc_local.save(text, session_id=f"other-{i}")
+    results = svc_local.search("When did Melanie paint a sunrise?", mode="hybrid", limit=3)
+    ids = [r.memory.id for r in results]
+    assert ids[0] == named.id and shown.id in ids
+    assert next(r for r in results if r.memory.id == shown.id).explanation.context_contribution > 0
+
+
+def test_windows_tell_how_far_apart_neighbours_are():
+    pairs = fusion.context_pairs({10: [(9, -1), (8, -2), (11, 1), (12, 2)]})
+    assert pairs == {(9, 10): 1, (8, 10): 2, (10, 11): 1, (10, 12): 2, (8, 9): 1, (9, 11): 2, (11, 12): 1}
+    # 9 and 12 are three apart (beyond the width); windows of two candidates agree on a shared pair
+    assert fusion.context_pairs({10: [(11, 1)], 11: [(10, -1), (12, 1)]}) == {(10, 11): 1, (11, 12): 1, (10, 12): 2}
+
+
+def test_without_neighbours_fusion_is_each_side_on_its_own_scale():
+    q = np.array([1.0, 0.0], dtype=np.float32)
+    vecs = {1: np.array([1.0, 0.0], np.float32), 2: np.array([0.6, 0.8], np.float32)}
+    scored = fusion.fuse([1, 2, 3], {1: 2.0, 3: 4.0}, vecs, q, np.array([0.5, 0.5], np.float32), {}, 0.5, 0.5)
+    assert scored[3].keyword == pytest.approx(0.5) and scored[1].keyword == pytest.approx(0.25)
+    # mean similarity 0.5, best 1.0: memory 1 is the top of the semantic scale, memory 2 a fifth of it
+    assert scored[1].semantic == pytest.approx(0.5) and scored[2].semantic == pytest.approx(0.1)
+    assert scored[3].cosine is None and scored[3].semantic == 0
+    assert all(s.context == pytest.approx(0) for s in scored.values())
+
+
+@settings(max_examples=50, deadline=None)
+@given(st.lists(st.floats(0.0, 50.0), min_size=1, max_size=12), st.floats(0.0, 1.0))
+def test_fused_scores_never_exceed_one_and_keep_their_parts(bm, kw_weight):
+    members = list(range(len(bm)))
+    rng = np.random.default_rng(len(bm))
+    vecs = {pk: (v / np.linalg.norm(v)).astype(np.float32) for pk, v in zip(members, rng.standard_normal((len(bm), 8)), strict=True)}
+    q = vecs[0]
+    pairs = fusion.context_pairs({pk: [(pk + 1, 1)] for pk in members[:-1]})
+    scored = fusion.fuse(members, dict(zip(members, bm, strict=True)), vecs, q, None, pairs, kw_weight, 1 - kw_weight)
+    for s in scored.values():
+        assert s.score <= 1.0 + 1e-9
+        assert s.score == pytest.approx(s.keyword + s.semantic)
+        assert 0.0 <= s.keyword <= kw_weight + 1e-9
