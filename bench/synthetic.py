@@ -69,19 +69,44 @@ def make_corpus(n: int, dim: int = 768, n_queries: int = 200, seed: int = 7, top
         keywords.append([vocab[w] for w in own[:2]])
         categories.append(CATEGORIES[i % 3])
 
-    vectors = centres[topic_of] + rng.standard_normal((n, rank)).astype(np.float32) @ basis * 2.0
-    vectors += 0.3 * rng.standard_normal((n, dim)).astype(np.float32)
-    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
-
+    vectors = _topic_vectors(rng, centres[topic_of], basis)
     targets = rng.integers(0, n, n_queries).tolist()
     queries = []
     for q in targets:
         words = [w for w in contents[q].rstrip(".").split() if w not in STOPWORDS]  # what people type
         queries.append(" ".join(rng.choice(words, min(len(words), int(rng.integers(2, 5))), replace=False)))
-    qv = vectors[targets] + 0.04 * rng.standard_normal((n_queries, dim)).astype(np.float32)
-    qv /= np.linalg.norm(qv, axis=1, keepdims=True)
+    qv = _near(rng, vectors[targets])
     return Corpus(titles, contents, keywords, categories, vectors.astype(np.float32), queries,
                   qv.astype(np.float32), targets)
+
+
+def _topic_vectors(rng: np.random.Generator, centres: np.ndarray, basis: np.ndarray) -> np.ndarray:
+    """Unit vectors: a topic centre, plus noise in a shared low-rank subspace, plus a little full-rank noise."""
+    n, dim = centres.shape
+    v = centres + rng.standard_normal((n, basis.shape[0])).astype(np.float32) @ basis * 2.0
+    v += 0.3 * rng.standard_normal((n, dim)).astype(np.float32)
+    v /= np.linalg.norm(v, axis=1, keepdims=True)
+    return v.astype(np.float32)
+
+
+def _near(rng: np.random.Generator, targets: np.ndarray) -> np.ndarray:
+    """Queries close to given vectors (a question about one memory)."""
+    q = targets + 0.04 * rng.standard_normal(targets.shape).astype(np.float32)
+    return (q / np.linalg.norm(q, axis=1, keepdims=True)).astype(np.float32)
+
+
+def make_vectors(n: int, dim: int = 768, n_queries: int = 200, seed: int = 7, topics: int = 400,
+                 rank: int = 64, block: int = 100_000) -> tuple[np.ndarray, np.ndarray]:
+    """Vectors as ``make_corpus`` makes them, without the text (1,000,000 x 768 is 3 GB; made in blocks), and
+    queries near some of them."""
+    rng = np.random.default_rng(seed)
+    centres = rng.standard_normal((topics, dim)).astype(np.float32)
+    basis = rng.standard_normal((rank, dim)).astype(np.float32) / np.sqrt(rank)
+    out = np.empty((n, dim), dtype=np.float32)
+    for start in range(0, n, block):
+        end = min(n, start + block)
+        out[start:end] = _topic_vectors(rng, centres[rng.integers(0, topics, end - start)], basis)
+    return out, _near(rng, out[rng.integers(0, n, n_queries)])
 
 
 def write_vault_files(root: Path, corpus: Corpus) -> None:

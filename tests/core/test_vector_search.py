@@ -1,4 +1,4 @@
-"""Approximate vector search (sign-bit candidates, float16 re-rank) against exact search, on a real index."""
+"""Large-vault vector search (sign bits, int8 codes, float16 re-rank) against exact search, on a real index."""
 
 from __future__ import annotations
 
@@ -45,7 +45,10 @@ def _elsewhere(tmp_path):
     conn.close()
 
 
-def test_approximate_search_agrees_with_exact(table):
+def test_search_on_codes_finds_what_exact_search_finds(table, monkeypatch):
+    """Recall@10 against exact search; the sign bits keep only 200 of 3,000 chunks for the int8 codes, so a
+    broken stage (bits, codes, scale or re-rank) loses neighbours and fails the bar."""
+    monkeypatch.setattr(vectors, "MIN_CANDIDATES", 200)
     x = _clustered(3000)
     _fill(table, x)
     queries = x[::150] + 0.05
@@ -58,12 +61,11 @@ def test_approximate_search_agrees_with_exact(table):
         # distances come from float16 copies: close to the exact float32 ones
         best = dict(table.knn(q, 1, exact=True))
         cid = next(iter(best))
-        if cid in dict(approx):
-            assert abs(dict(approx)[cid] - best[cid]) < 2e-3
-    assert np.mean(overlap) >= 0.9
+        assert abs(dict(approx)[cid] - best[cid]) < 2e-3
+    assert np.mean(overlap) >= 0.99
 
 
-def test_in_memory_bits_follow_inserts_deletes_and_rollbacks(table):
+def test_in_memory_codes_follow_inserts_deletes_and_rollbacks(table):
     x = _clustered(500, seed=2)
     _fill(table, x)
     q = x[7]
@@ -93,7 +95,6 @@ def test_another_connection_writing_is_seen(table, tmp_path):
 def test_vectors_stored_before_the_codes_existed_are_backfilled(table):
     x = _clustered(200, seed=4)
     _fill(table, x)
-    table.conn.execute(f"DROP TABLE {vectors.BITS}")
     table.conn.execute(f"DROP TABLE {vectors.HALVES}")
     table.forget()
     assert table.knn(x[42], 1, exact=False)[0][0] == 43
@@ -105,7 +106,7 @@ def test_large_vaults_go_approximate(table, monkeypatch):
     monkeypatch.setattr(vectors, "EXACT_MAX_VALUES", 100)
     table.forget()
     assert table.knn(x[3], 1)[0][0] == 4
-    assert table._bits is not None  # the approximate path ran
+    assert table._codes is not None  # the in-memory codes answered
 
 
 def test_a_reused_chunk_id_written_elsewhere_is_seen(table, tmp_path):
