@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from memory_curator.core.errors import MemoryNotFoundError, ValidationError
+from memory_curator.core.errors import MemoryNotFoundError, StorageError, ValidationError
 from memory_curator.core.lifecycle import batches
 from memory_curator.core.progress import Tracker
 
@@ -45,7 +45,7 @@ def test_rollback_puts_files_back_when_a_write_fails(svc):
     (svc.vault.root / "blocked").write_text("a file where a category folder would go")
     updates = [{"id": saved[0].id, "content": "first rewritten"}, {"id": saved[1].id, "salience": 0.1},
                {"id": saved[2].id, "category": "blocked"}, {"id": saved[3].id, "content": "never"}]
-    with pytest.raises(OSError):
+    with pytest.raises(StorageError, match="a file is where a folder should be"):
         batches.update_batch(svc.memories, updates, "rollback", Tracker(0), chunk=2)  # fails in the second chunk
     assert {it.id: Path(it.file_path).read_bytes() for it in saved} == before
     assert svc.get(saved[0].id).content == "note 0 about apples"

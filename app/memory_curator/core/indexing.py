@@ -13,10 +13,11 @@ from memory_curator.core import bulk_read
 from memory_curator.core.config import MemoryConfig
 from memory_curator.core.embed.base import Embedder
 from memory_curator.core.errors import DimensionMismatch, VaultFileError
-from memory_curator.core.index.store import IndexStore
+from memory_curator.core.index.store import ROW_CATEGORY, ROW_UPDATED_AT, IndexStore, MemoryRow
 from memory_curator.core.model import MemoryItem
 from memory_curator.core.progress import Tracker
 from memory_curator.core.text.chunking import chunk_text
+from memory_curator.core.vault.codec import format_dt
 from memory_curator.core.vault.store import FileStat, Vault
 
 WRITE_BATCH = 2000  # rows per transaction while rebuilding: bounded memory, few commits
@@ -118,9 +119,11 @@ def ensure_vector_table(store: IndexStore, embedder: Embedder) -> None:
 
 
 def index_file(store: IndexStore, vault: Vault, rel: str, seen_ids: dict[str, str] | None = None,
-               st: FileStat | None = None, known_problems: set[str] | None = None) -> MemoryItem | None:
+               st: FileStat | None = None, known_problems: set[str] | None = None,
+               displaced: list[tuple[str, str]] | None = None) -> MemoryItem | None:
     """Read one file into the index. A broken file is recorded as a problem and left untouched.
-    ``st`` (from a scan) saves a stat; ``known_problems`` saves a delete per file that had none."""
+    ``st`` (from a scan) saves a stat; ``known_problems`` saves a delete per file that had none;
+    ``displaced`` collects the files this one took an id from (see ``Claim``)."""
     st = st or vault.stat(rel)
     if st is None:
         store.delete_path(rel)
@@ -131,8 +134,11 @@ def index_file(store: IndexStore, vault: Vault, rel: str, seen_ids: dict[str, st
         store.delete_path(rel)
         store.set_problem(rel, exc.reason)
         return None
-    problem = _claim_id(seen_ids, item.id, rel) if seen_ids is not None else None
+    problem = None
+    if seen_ids is not None:
+        problem = _claim_id(store, seen_ids, item.id, Claim.of(item, rel), displaced)
     if problem:
+        store.delete_path(rel)
         store.set_problem(rel, problem)
         return None
     if known_problems is None or rel in known_problems:
@@ -144,10 +150,58 @@ def index_file(store: IndexStore, vault: Vault, rel: str, seen_ids: dict[str, st
     return item
 
 
-def _claim_id(seen_ids: dict[str, str], memory_id: str, rel: str) -> str | None:
-    """``rel`` claims ``memory_id``; returns the problem when another file already holds it."""
-    other = seen_ids.setdefault(memory_id, rel)
-    return None if other == rel else f"has the same id as {other}; give one of them a new id"
+DUPLICATE_ID = "has the same id as "
+
+
+@dataclass(frozen=True)
+class Claim:
+    """What decides which of several files with one id is the memory (the others are reported): the one
+    updated last; then the one in its category's folder (after a move interrupted between its two steps,
+    the copy that arrived); then the first path in sort order. Only the files decide: the same files
+    give the same winner in every process, in any order of reading."""
+
+    rel: str
+    updated_at: str  # ISO text, zero-padded: sorts as it compares
+    in_own_folder: bool
+
+    @classmethod
+    def of(cls, item: MemoryItem, rel: str) -> Claim:
+        return cls(rel, format_dt(item.updated_at) or "", rel.split("/")[0] == item.category)
+
+    @classmethod
+    def of_row(cls, row: MemoryRow, rel: str) -> Claim:
+        category, updated_at = row.values[ROW_CATEGORY], row.values[ROW_UPDATED_AT]
+        return cls(rel, updated_at or "", rel.split("/")[0] == category)
+
+    def beats(self, other: Claim) -> bool:
+        if self.updated_at != other.updated_at:
+            return self.updated_at > other.updated_at
+        if self.in_own_folder != other.in_own_folder:
+            return self.in_own_folder
+        return self.rel < other.rel
+
+
+def _claim_id(store: IndexStore, seen_ids: dict[str, str], memory_id: str, claim: Claim,
+              displaced: list[tuple[str, str]] | None = None) -> str | None:
+    """``claim.rel`` claims ``memory_id``; returns the problem when a file that beats it holds the id. When
+    it beats the holder, the holder's row goes and the holder is reported instead (added to ``displaced``)."""
+    other = seen_ids.setdefault(memory_id, claim.rel)
+    if other == claim.rel:
+        return None
+    held = store.get(memory_id)
+    holder = Claim.of(held, other) if held is not None else None
+    if holder.beats(claim) if holder is not None else other < claim.rel:
+        return _duplicate(other)
+    store.delete_path(other)
+    store.set_problem(other, _duplicate(claim.rel))
+    if displaced is not None:
+        displaced.append((other, _duplicate(claim.rel)))
+    seen_ids[memory_id] = claim.rel
+    return None
+
+
+def _duplicate(winner: str) -> str:
+    return f"{DUPLICATE_ID}{winner}; give one of them a new id, or delete the copy you do not want"
 
 
 def embedded_text_changed(old: MemoryItem, new: MemoryItem) -> bool:
@@ -181,16 +235,22 @@ def sync(store: IndexStore, vault: Vault, tracker: Tracker | None = None, *, fre
     report = SyncReport()
     indexed = store.all_files()
     on_disk = {st.rel: st for st in vault.scan()}
-    known_problems = {p.path for p in store.problems()}
+    problems = store.problems()
+    known_problems = {p.path for p in problems}
     changed = [
         rel for rel, st in on_disk.items()
         if rel not in indexed or indexed[rel].mtime_ns != st.mtime_ns or indexed[rel].size != st.size
     ]  # fmt: skip
     gone = [rel for rel in indexed if rel not in on_disk]
+    if changed or gone:  # a file that lost an id to another may win it now (the other gone or changed)
+        again = set(changed)
+        changed += [p.path for p in problems
+                    if p.reason.startswith(DUPLICATE_ID) and p.path in on_disk and p.path not in again]
     stale_problems = [p for p in known_problems if p not in on_disk]
     if tracker is not None:
         tracker.total = len(changed) + len(gone)
-    seen_ids = {f.id: rel for rel, f in indexed.items() if rel not in changed}
+    unchanged = set(on_disk).difference(changed)
+    seen_ids = {f.id: rel for rel, f in indexed.items() if rel in unchanged}
     if len(changed) > READ_AHEAD_MIN:
         threading.Thread(target=_read_ahead, args=(vault, changed), daemon=True, name="vault-read-ahead").start()
     if fresh:
@@ -215,7 +275,9 @@ def _index_changed(store: IndexStore, vault: Vault, changed: Sequence[str], on_d
         part = changed[start : start + WRITE_BATCH]
         with store.transaction():
             for rel in part:
-                item = index_file(store, vault, rel, seen_ids, on_disk[rel], known_problems)
+                displaced: list[tuple[str, str]] = []
+                item = index_file(store, vault, rel, seen_ids, on_disk[rel], known_problems, displaced)
+                report.problems.extend(displaced)
                 if item is None:
                     reason = store.problem_of(rel) if rel not in known_problems else None
                     if reason:
@@ -235,7 +297,11 @@ def _insert_all(store: IndexStore, vault: Vault, stats: Sequence[FileStat], seen
         for part in chunks:
             with store.transaction():
                 for f in part:
-                    problem = f.problem if f.row is None else _claim_id(seen_ids, f.row.id, f.rel)
+                    displaced: list[tuple[str, str]] = []
+                    problem = f.problem if f.row is None else _claim_id(store, seen_ids, f.row.id,
+                                                                        Claim.of_row(f.row, f.rel), displaced)
+                    report.problems.extend(displaced)
+                    report.added -= len(displaced)
                     if problem:
                         store.set_problem(f.rel, problem)
                         report.problems.append((f.rel, problem))

@@ -67,6 +67,7 @@ _MEMORY_COLUMNS = (
     "title, category, file_path, salience, created_at, updated_at, session_id, source, keywords, content, "
     "meta_json, file_mtime_ns, file_size, superseded_by, expires_at, scope, memory_type, pinned"
 )
+ROW_CATEGORY, ROW_UPDATED_AT = 1, 5  # positions in MemoryRow.values
 _INSERT_MEMORY = f"INSERT INTO memories ({_MEMORY_COLUMNS}, id) VALUES ({', '.join('?' * (_MEMORY_COLUMNS.count(',') + 2))})"
 _UPDATE_MEMORY = f"UPDATE memories SET {', '.join(c.strip() + ' = ?' for c in _MEMORY_COLUMNS.split(','))} WHERE pk = ?"
 

@@ -14,23 +14,17 @@ Keys this version does not know are kept in ``MemoryItem.extra`` and written bac
 
 from __future__ import annotations
 
+import math
 import re
 import uuid
 from datetime import date, datetime, timezone
 from typing import Any
 
-import yaml
-
 from memory_curator.core.errors import ValidationError
 from memory_curator.core.model import TYPED_FIELDS, MemoryItem, utcnow
-from memory_curator.core.vault import plain_yaml
-
-try:  # libyaml is ~10x faster; rebuilding 100k files depends on it
-    from yaml import CSafeDumper as _Dumper
-    from yaml import CSafeLoader as _Loader
-except ImportError:  # pragma: no cover - pure-python fallback
-    from yaml import SafeDumper as _Dumper  # type: ignore[assignment]
-    from yaml import SafeLoader as _Loader  # type: ignore[assignment]
+from memory_curator.core.vault import source_keys
+from memory_curator.core.vault.slug import validate_category
+from memory_curator.core.vault.yaml_handler import HANDLER, FrontmatterError
 
 FORMAT_KEYS = (
     "id", "title", "category", "created_at", "updated_at", "session_id", "source", "keywords", "salience",
@@ -39,36 +33,24 @@ FORMAT_KEYS = (
     *(key for keys in TYPED_FIELDS.values() for key in keys),
 )  # fmt: skip
 TYPED_KEYS = tuple(key for keys in TYPED_FIELDS.values() for key in keys)
-_FRONTMATTER = re.compile(r"\A---[ \t]*\r?\n(.*?)(?:\r?\n)?^---[ \t]*(?:\r?\n|\Z)", re.S | re.M)
 _HEADING = re.compile(r"^\s{0,3}#{1,6}\s+(.+?)\s*#*\s*$", re.M)
 
-
-class FrontmatterError(ValueError):
-    pass
+__all__ = ["FrontmatterError"]  # raised by the handler; callers know it from here
 
 
 def split_frontmatter(text: str) -> tuple[dict[str, Any] | None, str]:
     """Return (metadata or None when the file has no frontmatter, body). Raises on broken YAML."""
+    block, body = _split(text)
+    return (None if block is None else HANDLER.load(block)), body
+
+
+def _split(text: str) -> tuple[str | None, str]:
     if text.startswith("\ufeff"):
         text = text[1:]
-    m = _FRONTMATTER.match(text)
-    if not m:
-        if text.startswith("---\n") or text.startswith("---\r\n"):
-            raise FrontmatterError("frontmatter starts with '---' but is never closed")
+    if not HANDLER.detect(text):
         return None, text
-    block = m.group(1)
-    fast = plain_yaml.load(block) if block.strip() else {}
-    if fast is not None:
-        return fast, text[m.end() :]
-    try:
-        meta = yaml.load(block, Loader=_Loader)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f" (line {mark.line + 2})" if mark is not None else ""
-        raise FrontmatterError(f"frontmatter is not valid YAML{where}") from None
-    if not isinstance(meta, dict):
-        raise FrontmatterError("frontmatter is not a mapping of keys to values")
-    return meta, text[m.end() :]
+    block, body = HANDLER.split(text)
+    return block, body[1:] if body.startswith("\n") else body  # the closing line's own line break
 
 
 def parse_datetime(value: Any, key: str) -> datetime | None:
@@ -83,13 +65,20 @@ def parse_datetime(value: Any, key: str) -> datetime | None:
             dt = datetime.fromisoformat(str(value).strip().replace("Z", "+00:00"))
         except ValueError:
             raise FrontmatterError(f"{key} is not a date and time: {value!r}") from None
-    return dt if dt.tzinfo else dt.replace(tzinfo=timezone.utc)
+    dt = dt if dt.tzinfo else dt.replace(tzinfo=timezone.utc)
+    try:  # 0001-01-01T00:00:00+14:00 is a valid date whose UTC time is not
+        dt.astimezone(timezone.utc)
+    except OverflowError:
+        raise FrontmatterError(f"{key} is out of range: {value!r}") from None
+    return dt
 
 
 def format_dt(dt: datetime | None) -> str | None:
     if dt is None:
         return None
-    return dt.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    u = dt.astimezone(timezone.utc)
+    # Not strftime: its %Y gives '1' for the year 1, which nothing reads back as a date.
+    return f"{u.year:04d}-{u.month:02d}-{u.day:02d}T{u.hour:02d}:{u.minute:02d}:{u.second:02d}Z"
 
 
 def _strs(value: Any, key: str) -> tuple[str, ...]:
@@ -106,9 +95,12 @@ def _float(value: Any, key: str, default: float | None) -> float | None:
     if value is None:
         return default
     try:
-        return float(value)
+        number = float(value)
     except (TypeError, ValueError):
         raise FrontmatterError(f"{key} is not a number: {value!r}") from None
+    if not math.isfinite(number):
+        raise FrontmatterError(f"{key} is not a finite number: {value!r}")
+    return number
 
 
 def title_from(body: str, fallback: str) -> str:
@@ -136,11 +128,12 @@ def decode_memory(
         provenance = meta.pop("provenance", None)
         if provenance is not None and not isinstance(provenance, dict):
             raise FrontmatterError("provenance must be a mapping")
+        category = meta.pop("category", None)
         item = MemoryItem(
             id=mid,
             content=body,
             title=str(meta.pop("title", None) or title_from(body, fallback_title)),
-            category=str(meta.pop("category", None) or default_category),
+            category=_category(category) if category not in (None, "") else default_category,
             created_at=created,
             updated_at=updated,
             session_id=_opt_str(meta.pop("session_id", None)),
@@ -156,10 +149,10 @@ def decode_memory(
             superseded_by=_opt_str(meta.pop("superseded_by", None)),
             supersedes=_strs(meta.pop("supersedes", None), "supersedes"),
             consolidated_from=_strs(meta.pop("consolidated_from", None), "consolidated_from"),
-            provenance=provenance,
+            provenance=plain(provenance),
             importance_override=_float(meta.pop("importance_override", None), "importance_override", None),
             typed=_typed(meta),
-            extra=meta,
+            extra=plain(meta),
         )
     except FrontmatterError:
         raise
@@ -177,15 +170,50 @@ def _typed(meta: dict[str, Any]) -> dict[str, Any]:
             value = meta.pop(key)
             if value is None:
                 continue
-            out[key] = format_dt(parse_datetime(value, key)) if isinstance(value, (datetime, date)) else value
+            out[key] = format_dt(parse_datetime(value, key)) if isinstance(value, (datetime, date)) else plain(value)
     return out
+
+
+def _category(value: Any) -> str:
+    """The category a file names. It is a folder name, so a file must not be able to name '../x' or 'con'."""
+    try:
+        return validate_category(str(value))
+    except ValidationError:
+        raise FrontmatterError(f"category {str(value)[:80]!r} is not a category name: use lower-case letters, "
+                               "digits, '-' or '_'") from None
+
+
+def plain(value: Any) -> Any:
+    """``value`` as the index's JSON can hold it: dates as ISO text, NaN and infinities as YAML spells them,
+    sets and tuples as lists. The file keeps its own text (see ``encode_memory``)."""
+    if isinstance(value, dict):
+        return {str(k): plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple, set, frozenset)):
+        return [plain(v) for v in value]
+    if isinstance(value, float) and not math.isfinite(value):
+        return ".nan" if value != value else (".inf" if value > 0 else "-.inf")
+    if isinstance(value, (datetime, date)):
+        return value.isoformat()
+    if isinstance(value, bytes):
+        return value.decode("latin-1")
+    return value
 
 
 def _opt_str(value: Any) -> str | None:
     return None if value is None or value == "" else str(value)
 
 
-def encode_memory(item: MemoryItem) -> str:
+def encode_memory(item: MemoryItem, previous: str | None = None) -> str:
+    """The file text of ``item``. ``previous``, the text this file had, keeps the lines of every key whose
+    value did not change (unknown keys' spelling, comments, anchors, key order): see ``source_keys``."""
+    meta = _meta(item)
+    head = _kept_head(meta, item, previous) if previous is not None else None
+    if head is None:
+        head = HANDLER.export(meta)
+    return f"---\n{head}---\n\n{normalize_content(item.content)}\n"
+
+
+def _meta(item: MemoryItem) -> dict[str, Any]:
     meta: dict[str, Any] = {
         "id": item.id,
         "title": item.title,
@@ -215,8 +243,42 @@ def encode_memory(item: MemoryItem) -> str:
     for key, value in item.extra.items():
         if key not in meta:
             meta[key] = value
-    head = yaml.dump(meta, Dumper=_Dumper, allow_unicode=True, sort_keys=False, default_flow_style=False, width=1000)
-    return f"---\n{head}---\n\n{normalize_content(item.content)}\n"
+    return meta
+
+
+def _kept_head(meta: dict[str, Any], item: MemoryItem, previous: str) -> str | None:
+    """The new header built on the previous one: its lines where a key kept its value, a dump where it
+    changed, new keys after the key they follow in ``meta``. None when the previous text gives nothing."""
+    try:
+        block, _ = _split(previous)
+        if block is None:
+            return None
+        shape = source_keys.layout(block)
+        if shape is None:
+            return None
+        before = _meta(decode_memory(previous, default_category=item.category, default_id=item.id,
+                                     fallback_title=item.title, file_time=item.created_at))
+    except ValueError:  # FrontmatterError, or a limit: the previous text is no guide
+        return None
+    out: list[tuple[str, str]] = []
+    for key, lead, lines in shape.entries:
+        if key not in meta or any(k == key for k, _ in out):
+            continue  # removed; or a duplicate key, of which YAML kept one value
+        same = key in before and _same(before[key], meta[key])
+        out.append((key, lead + (lines if same else HANDLER.export({key: meta[key]}))))
+    placed = {k for k, _ in out}
+    previous_key = None
+    for key in meta:
+        if key not in placed:
+            at = next((i + 1 for i, (k, _) in enumerate(out) if k == previous_key), 0)
+            out.insert(at, (key, HANDLER.export({key: meta[key]})))
+            placed.add(key)
+        previous_key = key
+    return "".join(text for _, text in out) + shape.footer
+
+
+def _same(a: Any, b: Any) -> bool:
+    return type(a) is type(b) and a == b
 
 
 def normalize_content(text: str) -> str:

@@ -1,7 +1,12 @@
-"""Atomic file writes: a crash or a full disk leaves the old file or the new one, never half of one."""
+"""Atomic file writes: a crash or a full disk leaves the old file or the new one, never half of one.
+
+Every failure is a ``StorageError`` whose message says what is wrong with the user's disk (full, read-only,
+a file where a folder should be) and what to do, never a bare ``OSError``.
+"""
 
 from __future__ import annotations
 
+import errno
 import os
 import shutil
 import tempfile
@@ -9,23 +14,59 @@ from pathlib import Path
 
 from memory_curator.core.errors import StorageError
 
+TMP_PREFIX, TMP_SUFFIX = ".tmp-", ".md~"  # a write in progress; a kill can leave one (Vault.remove_leftovers)
 
-def atomic_write_text(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    data = text.encode("utf-8")
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".md~")
+
+def storage_error(path: Path | str, exc: OSError, doing: str = "write") -> StorageError:
+    """``exc`` as a sentence for the user: what failed, why, what to do."""
+    code = exc.errno
+    if code in (errno.ENOSPC, getattr(errno, "EDQUOT", -1)):
+        why = "the disk is full. Free some space, then try again"
+    elif code in (errno.EROFS, errno.EACCES, errno.EPERM):
+        why = "the folder is read-only or not yours. Check its permissions (or the disk's write protection)"
+    elif code in (errno.ENOTDIR, errno.EEXIST) and doing == "create the folder for":
+        why = "a file is where a folder should be. Move or rename that file"
+    else:
+        why = f"{exc.strerror or exc}. Check free disk space and permissions"
+    err = StorageError(f"Could not {doing} {path}: {why}.")
+    err.__cause__ = exc
+    return err
+
+
+def make_folder(folder: Path) -> None:
+    """``folder`` and its parents; a StorageError when a file is in the way or the disk refuses."""
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except FileExistsError as exc:  # mkdir's exist_ok covers folders only: a file has the name
+        raise storage_error(folder, exc, "create the folder for") from exc
+    except OSError as exc:
+        raise storage_error(folder, exc, "create the folder for") from exc
+
+
+def _written_temp(folder: Path, data: bytes) -> str:
+    fd, tmp = tempfile.mkstemp(dir=folder, prefix=TMP_PREFIX, suffix=TMP_SUFFIX)
     try:
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
             fh.flush()
             os.fsync(fh.fileno())
-        os.replace(tmp, path)
+    except BaseException:
+        _unlink_quietly(tmp)
+        raise
+    return tmp
+
+
+def atomic_write_text(path: Path, text: str) -> None:
+    make_folder(path.parent)
+    try:
+        tmp = _written_temp(path.parent, text.encode("utf-8"))
     except OSError as exc:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise StorageError(f"Could not write {path}: {exc.strerror or exc}. Check free disk space and permissions.") from exc
+        raise storage_error(path, exc) from exc
+    try:
+        os.replace(tmp, path)  # a link at ``path`` is replaced, never written through
+    except OSError as exc:
+        _unlink_quietly(tmp)
+        raise storage_error(path, exc) from exc
 
 
 def atomic_create_text(path: Path, text: str) -> Path:
@@ -33,13 +74,12 @@ def atomic_create_text(path: Path, text: str) -> Path:
 
     Creation is exclusive: the name is claimed with ``os.link``, which fails when the name exists, so two
     processes saving the same title at the same moment never overwrite each other's file."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".md~")
+    make_folder(path.parent)
     try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(text.encode("utf-8"))
-            fh.flush()
-            os.fsync(fh.fileno())
+        tmp = _written_temp(path.parent, text.encode("utf-8"))
+    except OSError as exc:
+        raise storage_error(path, exc) from exc
+    try:
         for candidate in _candidates(path):
             try:
                 _claim(tmp, candidate)
@@ -47,25 +87,26 @@ def atomic_create_text(path: Path, text: str) -> Path:
                 continue
             return candidate
     except OSError as exc:
-        raise StorageError(f"Could not write {path}: {exc.strerror or exc}. Check free disk space and permissions.") from exc
+        raise storage_error(path, exc) from exc
     finally:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
+        _unlink_quietly(tmp)
     raise AssertionError("unreachable: _candidates never ends")
 
 
 def move_exclusive(src: Path, dst: Path) -> Path:
-    """Move ``src`` to ``dst`` (or ``dst_2`` ...) without ever replacing a file another process put there."""
-    dst.parent.mkdir(parents=True, exist_ok=True)
-    for candidate in _candidates(dst):
-        try:
-            _claim(src, candidate)
-        except FileExistsError:
-            continue
-        os.unlink(src)
-        return candidate
+    """Move ``src`` to ``dst`` (or ``dst_2`` ...) without ever replacing a file another process put there.
+    Between the two steps both names hold the same file; the index takes one of them (``indexing``)."""
+    make_folder(dst.parent)
+    try:
+        for candidate in _candidates(dst):
+            try:
+                _claim(src, candidate)
+            except FileExistsError:
+                continue
+            os.unlink(src)
+            return candidate
+    except OSError as exc:
+        raise storage_error(src, exc, "move") from exc
     raise AssertionError("unreachable: _candidates never ends")
 
 
@@ -75,10 +116,24 @@ def _claim(src: str | Path, name: Path) -> None:
         os.link(src, name)
     except FileExistsError:
         raise
-    except OSError:
+    except OSError as exc:
+        if exc.errno in (errno.ENOSPC, errno.EROFS, errno.EACCES, getattr(errno, "EDQUOT", -1)):
+            raise
         # No hard links here (FAT, some network shares): claim the name exclusively, then fill it.
-        os.close(os.open(name, os.O_CREAT | os.O_EXCL | os.O_WRONLY))
-        shutil.copyfile(src, name)
+        fd = os.open(name, os.O_CREAT | os.O_EXCL | os.O_WRONLY)
+        os.close(fd)
+        try:
+            shutil.copyfile(src, name)
+        except BaseException:
+            _unlink_quietly(name)  # never leave the half-filled name behind
+            raise
+
+
+def _unlink_quietly(path: str | Path) -> None:
+    try:
+        os.unlink(path)
+    except OSError:
+        pass
 
 
 def _candidates(path: Path):

@@ -15,7 +15,7 @@ from typing import Any
 from yaml.resolver import Resolver
 
 _KEY = re.compile(r"([A-Za-z_][A-Za-z0-9_]*):(?: (.*))?$")
-_INT = re.compile(r"[-+]?(?:0|[1-9][0-9]*)$")
+_INT = re.compile(r"[-+]?(?:0|[1-9][0-9]{0,17})$")  # longer: the full loader decides (it keeps huge ones as text)
 _FLOAT = re.compile(r"[-+]?(?:0|[1-9][0-9]*)\.[0-9]+$")
 _BOOL = {"true": True, "True": True, "TRUE": True, "false": False, "False": False, "FALSE": False,
          "yes": True, "Yes": True, "YES": True, "no": False, "No": False, "NO": False,

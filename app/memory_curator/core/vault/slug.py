@@ -15,7 +15,7 @@ MAX_SLUG_CHARS = 60
 _NOT_WORD = re.compile(r"[^\w]+", re.UNICODE)
 _CATEGORY = re.compile(r"^[a-z0-9][a-z0-9_-]{0,63}$")
 # Names Windows refuses whatever the extension.
-_RESERVED = {"con", "prn", "aux", "nul", *(f"com{i}" for i in range(1, 10)), *(f"lpt{i}" for i in range(1, 10))}
+_RESERVED = {"con", "prn", "aux", "nul", *(f"com{i}" for i in range(10)), *(f"lpt{i}" for i in range(10))}
 
 
 def slugify(title: str, fallback: str = "memory") -> str:
@@ -30,6 +30,12 @@ def slugify(title: str, fallback: str = "memory") -> str:
 def validate_category(category: str) -> str:
     """A category is a folder: lower-case letters, digits, '-' and '_' only."""
     value = (category or "").strip().lower()
+    if value in _RESERVED:  # a folder Windows cannot create: the vault could not be checked out there
+        raise ValidationError(
+            f"Category {category!r} is a name Windows keeps for a device: choose another (for example "
+            f"'{value}-notes').",
+            field="category",
+        )
     if not _CATEGORY.match(value):
         raise ValidationError(
             f"Category {category!r} is not allowed: use lower-case letters, digits, '-' or '_' "

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import errno
 import os
+import stat as stat_mode
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import datetime, timezone
@@ -11,13 +13,22 @@ from pathlib import Path
 from memory_curator.core.errors import StorageError, VaultFileError
 from memory_curator.core.model import MemoryItem
 from memory_curator.core.vault.codec import FrontmatterError, adopted_id, decode_memory, encode_memory
-from memory_curator.core.vault.files import atomic_create_text, atomic_write_text, move_exclusive
+from memory_curator.core.vault.files import (
+    TMP_PREFIX,
+    TMP_SUFFIX,
+    atomic_create_text,
+    atomic_write_text,
+    move_exclusive,
+    storage_error,
+)
 from memory_curator.core.vault.slug import slugify
 
 TRASH_DIR = ".trash"
 STATE_DIR = ".memory-curator"
 INDEX_NAME = "index.db"
 MAX_FILE_BYTES = 10 * 1024 * 1024
+# Opening never follows a link (read through it) and never waits on a pipe.
+_OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
 _GITIGNORE = "# Derived state: rebuilt from the markdown files.\nindex.db\nindex.db-*\n.memory-curator/*.lock\n"
 
 
@@ -31,6 +42,7 @@ class FileStat:
 class Vault:
     def __init__(self, root: Path):
         self.root = Path(root).expanduser().resolve()
+        self.leftovers: list[str] = []  # temp files of writes killed midway, seen by the last scan
 
     # -- layout ---------------------------------------------------------------------------------------
 
@@ -45,6 +57,11 @@ class Vault:
                 gitignore.write_text(_GITIGNORE, encoding="utf-8")
         except OSError as exc:
             raise StorageError(f"Cannot use {self.root} as a vault: {exc.strerror or exc}.") from exc
+        for name in (STATE_DIR, INDEX_NAME, f"{INDEX_NAME}-wal", f"{INDEX_NAME}-shm", TRASH_DIR):
+            # A vault from git could link these elsewhere: the index and trash would be written there.
+            if (self.root / name).is_symlink():
+                raise StorageError(f"Cannot use {self.root} as a vault: {name} in it is a link to another place. "
+                                   f"Remove the link ({self.root / name}); the app recreates what it needs.")
 
     @property
     def index_path(self) -> Path:
@@ -62,56 +79,99 @@ class Vault:
         return self.root / rel
 
     def rel(self, path: Path) -> str:
-        return Path(path).resolve().relative_to(self.root).as_posix()
+        return Path(path).relative_to(self.root).as_posix()
+
+    def folder_category(self, rel: str) -> str:
+        """The category of a file without a ``category`` key: its top folder's name."""
+        return rel.split("/")[0].lower() if "/" in rel else "context"
+
+    def checked(self, rel: str) -> Path:
+        """The path of ``rel`` when every folder on the way is a real folder of the vault: writing, moving or
+        deleting under a link would change files outside it (``.trash/x -> /home/me``, ``context -> /etc``)."""
+        path = self.root / rel
+        if ".." in Path(rel).parts or Path(rel).is_absolute():
+            raise StorageError(f"Refusing to touch {rel}: it is outside the vault.")
+        folder = self.root
+        for part in Path(rel).parts[:-1]:
+            folder = folder / part
+            try:
+                st = os.lstat(folder)
+            except FileNotFoundError:
+                break  # created below, as a real folder
+            except OSError as exc:
+                raise storage_error(folder, exc, "use") from exc
+            if stat_mode.S_ISLNK(st.st_mode):
+                raise StorageError(f"Refusing to write through {self.rel(folder)}: it is a link to another place. "
+                                   "Memory folders must be real folders inside the vault.")
+            if not stat_mode.S_ISDIR(st.st_mode):
+                raise StorageError(f"Could not use {self.rel(folder)}/: a file is where a folder should be. "
+                                   "Move or rename that file.")
+        return path
 
     def new_path(self, item: MemoryItem) -> Path:
         """The preferred path of a new memory file; ``write`` takes the next free name if it is taken."""
         day = item.created_at.astimezone(timezone.utc).strftime("%Y-%m-%d")
-        folder = self.root / item.category
-        path = folder / f"{day}_{slugify(item.title)}.md"
-        # The slug never holds a separator, but check anyway: a title must not choose the folder.
-        if path.resolve().parent != folder.resolve():
-            raise StorageError(f"Refusing to write outside the vault: {path}")
-        return path
+        # slugify never returns a separator, and the category is validated: the title cannot choose the folder.
+        return self.checked(f"{item.category}/{day}_{slugify(item.title)}.md")
 
     # -- read / write ---------------------------------------------------------------------------------
 
     def write(self, item: MemoryItem, rel: str | None) -> str:
-        """Write ``item``; returns its relative path. Moves the file when the category changed."""
-        if rel is not None:
-            current = self.abs(rel)
-            if current.parent.name == item.category and current.parent.parent == self.root:
-                atomic_write_text(current, encode_memory(item))
-                return rel
-            target = atomic_create_text(self.root / item.category / current.name, encode_memory(item))
+        """Write ``item``; returns its relative path. A rewrite keeps the file where it is, and the lines
+        of every key it does not change; it moves the file into the category's folder only when the
+        category changed (the previous file said another)."""
+        if rel is None:
+            return self.rel(atomic_create_text(self.new_path(item), encode_memory(item)))
+        current = self.checked(rel)
+        previous = self._previous_text(current)
+        text = encode_memory(item, previous)
+        if item.category == self._category_of(rel, previous):
+            atomic_write_text(current, text)
+            return rel
+        # The move first: a kill between its two steps leaves two copies of the old file, of which the
+        # index keeps the one in its category's folder (see indexing); a kill after it, the old text in
+        # the new place. Never two different versions under one id.
+        target = self.checked(f"{item.category}/{current.name}")
+        moved = move_exclusive(current, target)
+        try:
+            atomic_write_text(moved, text)
+        except StorageError:
             try:
-                current.unlink()
-            except FileNotFoundError:
+                move_exclusive(moved, current)
+            except StorageError:
                 pass
-            return self.rel(target)
-        return self.rel(atomic_create_text(self.new_path(item), encode_memory(item)))
+            raise
+        return self.rel(moved)
+
+    def _previous_text(self, path: Path) -> str | None:
+        try:
+            with open(path, "rb") as fh:
+                return fh.read(MAX_FILE_BYTES + 1).decode("utf-8")
+        except (OSError, UnicodeDecodeError):
+            return None
+
+    def _category_of(self, rel: str, text: str | None) -> str:
+        if text is not None:
+            try:
+                return decode_memory(text, default_category=self.folder_category(rel), default_id="",
+                                     fallback_title="").category
+            except FrontmatterError:
+                pass
+        return self.folder_category(rel)
 
     def read(self, rel: str) -> MemoryItem:
-        path = self.abs(rel)
-        try:
-            st = path.stat()
-            if st.st_size > MAX_FILE_BYTES:
-                raise VaultFileError(rel, f"file is larger than {MAX_FILE_BYTES // (1024 * 1024)} MiB")
-            raw = path.read_bytes()
-        except OSError as exc:
-            raise VaultFileError(rel, f"cannot be read ({exc.strerror or exc})") from exc
+        raw, st = self._read_bytes(rel)
         if b"\x00" in raw[:8192]:
             raise VaultFileError(rel, "is a binary file, not markdown")
         try:
             text = raw.decode("utf-8")
         except UnicodeDecodeError:
             raise VaultFileError(rel, "is not UTF-8 text") from None
-        folder = rel.split("/")[0] if "/" in rel else "context"
         mtime = datetime.fromtimestamp(st.st_mtime, tz=timezone.utc).replace(microsecond=0)
         try:
             item = decode_memory(
                 text,
-                default_category=folder.lower(),
+                default_category=self.folder_category(rel),
                 default_id=adopted_id(rel),
                 fallback_title=Path(rel).stem,
                 file_time=mtime,
@@ -120,13 +180,66 @@ class Vault:
             raise VaultFileError(rel, str(exc)) from None
         return item
 
-    def delete_file(self, rel: str) -> None:
+    def _read_bytes(self, rel: str) -> tuple[bytes, os.stat_result]:
+        """The file's bytes, if it is a regular file really in the vault, and no larger than the limit."""
         try:
-            self.abs(rel).unlink()
+            path = self.checked(rel)
+        except StorageError as exc:
+            raise VaultFileError(rel, f"is not read: {exc}") from None
+        if not hasattr(os, "O_NOFOLLOW") and os.path.islink(path):
+            raise VaultFileError(rel, self._link_reason(path))
+        try:
+            fd = os.open(path, _OPEN_FLAGS)
+        except OSError as exc:
+            if exc.errno in (errno.ELOOP, errno.EMLINK) or os.path.islink(path):
+                raise VaultFileError(rel, self._link_reason(path)) from None
+            raise VaultFileError(rel, f"cannot be read ({exc.strerror or exc})") from None
+        with os.fdopen(fd, "rb") as fh:
+            try:
+                st = os.fstat(fd)
+                if not stat_mode.S_ISREG(st.st_mode):
+                    raise VaultFileError(rel, "is not a file (a device, pipe or socket): it is not read")
+                if st.st_size > MAX_FILE_BYTES:
+                    raise VaultFileError(rel, f"file is larger than {MAX_FILE_BYTES // (1024 * 1024)} MiB")
+                raw = fh.read(MAX_FILE_BYTES + 1)
+            except OSError as exc:
+                raise VaultFileError(rel, f"cannot be read ({exc.strerror or exc})") from None
+        if len(raw) > MAX_FILE_BYTES:
+            raise VaultFileError(rel, f"file is larger than {MAX_FILE_BYTES // (1024 * 1024)} MiB")
+        return raw, st
+
+    def _link_reason(self, path: Path) -> str:
+        try:
+            target = os.readlink(path)
+        except OSError:
+            target = "?"
+        real = os.path.realpath(path)
+        inside = real == str(self.root) or real.startswith(str(self.root) + os.sep)
+        where = "another file of the vault" if inside else "a file outside the vault"
+        return (f"is a link to {where} ({target[:200]}): links are never read or written through. Copy the file "
+                "here instead of linking it")
+
+    def delete_file(self, rel: str) -> None:
+        path = self.checked(rel)
+        try:
+            path.unlink()
         except FileNotFoundError:
             pass
         except OSError as exc:
-            raise StorageError(f"Could not delete {rel}: {exc.strerror or exc}") from exc
+            raise storage_error(rel, exc, "delete") from exc
+
+    def remove_leftovers(self) -> int:
+        """Delete the temp files of writes killed midway that the last scan saw. Call it holding the write
+        lock: every write in progress holds it, so what is left then belongs to no live write."""
+        removed = 0
+        for rel in self.leftovers:
+            try:
+                self.checked(rel).unlink()
+                removed += 1
+            except (OSError, StorageError):
+                pass
+        self.leftovers = []
+        return removed
 
     # -- listing --------------------------------------------------------------------------------------
 
@@ -137,6 +250,7 @@ class Vault:
         Polled every few seconds by every process sharing the vault, so it builds relative paths by hand
         (os.path.relpath was two thirds of its cost) and stats through ``scandir`` entries."""
         stack = [(f"{folder}/", str(self.root / folder)) if folder else ("", str(self.root))]
+        leftovers = []
         while stack:
             prefix, folder = stack.pop()
             try:
@@ -147,20 +261,27 @@ class Vault:
                 for entry in entries:
                     name = entry.name
                     if name.startswith("."):
+                        if prefix and name.startswith(TMP_PREFIX) and name.endswith(TMP_SUFFIX):
+                            leftovers.append(prefix + name)
                         continue
                     try:
-                        if entry.is_dir(follow_symlinks=False):
+                        if entry.is_dir(follow_symlinks=False):  # a linked folder is not followed
                             stack.append((f"{prefix}{name}/", entry.path))
                             continue
                         if not prefix or not name.endswith(".md"):
                             continue  # files at the top (README.md...) are not memories
-                        st = entry.stat()
+                        # A link is listed as itself, so that reading it reports it (never follows it).
+                        st = entry.stat(follow_symlinks=not entry.is_symlink())
                     except OSError:
                         continue
                     yield FileStat(prefix + name, st.st_mtime_ns, st.st_size)
+        self.leftovers = leftovers
 
     def stat(self, rel: str) -> FileStat | None:
         try:
+            st = os.lstat(self.abs(rel))
+            if stat_mode.S_ISLNK(st.st_mode):
+                return FileStat(rel, st.st_mtime_ns, st.st_size)
             st = self.abs(rel).stat()
         except OSError:
             return None
@@ -170,24 +291,21 @@ class Vault:
 
     def move_to_trash(self, rel: str) -> str:
         """Move a file into ``.trash/`` keeping its folder; returns the trash path relative to the root."""
-        src = self.abs(rel)
-        try:
-            dst = move_exclusive(src, self.trash_root / rel)
-        except OSError as exc:
-            raise StorageError(f"Could not move {rel} to the trash: {exc.strerror or exc}") from exc
-        return self.rel(dst)
+        src = self.checked(rel)
+        return self.rel(move_exclusive(src, self.checked(f"{TRASH_DIR}/{rel}")))
 
     def restore_from_trash(self, trash_rel: str) -> str:
-        src = self.abs(trash_rel)
-        inner = Path(trash_rel).relative_to(TRASH_DIR)
-        try:
-            dst = move_exclusive(src, self.root / inner)
-        except OSError as exc:
-            raise StorageError(f"Could not restore {trash_rel}: {exc.strerror or exc}") from exc
-        return self.rel(dst)
+        src = self.checked(trash_rel)
+        inner = Path(trash_rel).relative_to(TRASH_DIR).as_posix()
+        return self.rel(move_exclusive(src, self.checked(inner)))
 
     def scan_trash(self) -> Iterator[str]:
-        if not self.trash_root.exists():
+        """The trashed ``*.md`` files, never following a link out of the trash."""
+        found: list[str] = []
+        if self.trash_root.is_symlink():
             return
-        for path in sorted(self.trash_root.rglob("*.md")):
-            yield self.rel(path)
+        for folder, dirs, files in os.walk(self.trash_root, followlinks=False):
+            dirs[:] = [d for d in dirs if not os.path.islink(os.path.join(folder, d))]
+            found.extend(os.path.join(folder, f) for f in files if f.endswith(".md"))
+        for path in sorted(found):
+            yield self.rel(Path(path))

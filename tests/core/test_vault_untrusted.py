@@ -1,0 +1,201 @@
+"""Every vault file is untrusted input (a vault arrives by ``git pull``): one file never stops the vault, is
+never followed out of it, and never makes the engine write or delete outside it. Issues #12 and #18."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from memory_curator.core.errors import StorageError, ValidationError
+from memory_curator.core.service import MemoryService
+from memory_curator.core.vault.slug import validate_category
+
+posix_only = pytest.mark.skipif(sys.platform == "win32", reason="links and devices as on POSIX")
+
+
+def _vault_with(vault_dir: Path, files: dict[str, str | bytes]) -> None:
+    for rel, content in files.items():
+        path = vault_dir / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(content if isinstance(content, bytes) else content.encode("utf-8"))
+
+
+def _open_and_use(vault_dir: Path, config) -> tuple[MemoryService, dict[str, str]]:
+    """Open, save, search, list, count and read stats: everything a file could break for the whole vault."""
+    svc = MemoryService.open(vault_dir, embedder="none", config=config)
+    saved = svc.save("A normal memory about the garden and its tomatoes.")
+    assert [r.memory.id for r in svc.search("tomatoes", mode="keyword")] == [saved.id]
+    svc.list_memories(limit=500)
+    svc.stats()
+    return svc, {p.path: p.reason for p in svc.problems()}
+
+
+@pytest.mark.parametrize("name, text, reason", [
+    # #12.1: Sudachi refuses input over 49,149 bytes; a run without punctuation used to reach it whole.
+    ("long_japanese", "日本語の文章" * 4000, None),
+    ("bad_month", "---\nupdated_at: 2025-13-45\n---\nbody", "updated_at is not a date"),
+    # #18.3
+    ("date_key", "---\n2020-01-01: a date as a key\n---\nbody", None),
+    ("nan_salience", "---\nsalience: .nan\n---\nbody", "salience is not a finite number"),
+    ("deep_block", "---\n" + "".join(" " * i + f"k{i}:\n" for i in range(3000)) + "---\nbody", "larger than 256 KB"),
+    ("deep_block_small", "---\n" + "".join(" " * i + f"k{i}:\n" for i in range(200)) + "---\nbody", "nested more than"),
+    ("year_one", "---\nupdated_at: 0001-01-01\ncreated_at: 0001-01-01T00:00:00Z\n---\nbody", None),
+    ("year_one_east", "---\ncreated_at: 0001-01-01T00:00:00+14:00\n---\nbody", "out of range"),
+    ("huge_int", "---\nx: " + "9" * 6000 + "\n---\nbody", None),
+    ("billion_laughs", "---\n" + "a0: &a0 [lol, lol, lol, lol, lol, lol, lol, lol, lol, lol]\n"
+     + "".join(f"a{i}: &a{i} [{', '.join([f'*a{i - 1}'] * 10)}]\n" for i in range(1, 9)) + "---\nbody",
+     "expands to more than"),
+    ("recursive_alias", "---\nx: &x [*x]\n---\nbody", "contains itself"),
+    ("merge_bomb", "---\nb0: &b0 {k: 1}\n" + "".join(f"b{i}: &b{i} {{<<: [*b{i - 1}, *b{i - 1}]}}\n"
+                                                      for i in range(1, 30)) + "---\nbody", "expand past the limit"),
+    ("hex_int", "---\nx: 0x" + "f" * 5000 + "\n---\nbody", None),
+    ("complex_key", "---\n? [a, b]\n: x\n---\nbody", "frontmatter is not valid YAML"),
+    ("python_tag", "---\nx: !!python/object/apply:os.system [echo]\n---\nbody", "frontmatter is not valid YAML"),
+])  # fmt: skip
+def test_one_hostile_file_never_stops_the_vault(vault_dir, config, name, text, reason):
+    _vault_with(vault_dir, {f"context/{name}.md": text})
+    svc, problems = _open_and_use(vault_dir, config)
+    try:
+        if reason is None:
+            assert f"context/{name}.md" not in problems
+        else:
+            assert reason in problems[f"context/{name}.md"]
+    finally:
+        svc.close()
+
+
+def test_a_date_as_a_key_is_kept_as_its_text(svc, vault_dir):
+    _vault_with(vault_dir, {"context/d.md": "---\nid: d\n2020-01-01: new year\nyes: 1\n---\nbody"})
+    svc.sync()
+    assert svc.get("d").extra == {"2020-01-01": "new year", "yes": 1}
+
+
+def test_year_one_lists_and_sorts(svc, vault_dir):
+    _vault_with(vault_dir, {"context/old.md": "---\nid: old\nupdated_at: 0001-01-01\n---\nvery old"})
+    svc.sync()
+    assert svc.get("old").updated_at.year == 1
+    assert [m.id for m in svc.list_memories(order_by="updated")][-1] == "old"
+    assert [m.id for m in svc.list_memories(order_by="created", descending=False)][0] == "old"
+
+
+DEEP_FLOW = "---\nx: " + "[" * 100_000 + "]" * 100_000 + "\n---\nbody"
+
+
+def test_deep_flow_nesting_does_not_kill_the_process(tmp_path):
+    """#18.2: libyaml's loader recursed until the C stack overflowed (SIGSEGV): run it where a crash shows."""
+    vault = tmp_path / "vault"
+    _vault_with(vault, {"context/deep.md": DEEP_FLOW, "context/fine.md": "a fine memory"})
+    code = ("import sys\nfrom memory_curator.core.service import MemoryService\n"
+            "svc = MemoryService.open(sys.argv[1], embedder='none')\n"
+            "print(len(svc.list_memories()), [p.reason for p in svc.problems()])\n")
+    done = subprocess.run([sys.executable, "-c", code, str(vault)], capture_output=True, text=True, timeout=300,
+                          env={**os.environ, "OLLAMA_HOST": "http://127.0.0.1:9"})
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.startswith("1 [") and "nested more than 64 levels" in done.stdout
+
+
+@posix_only
+def test_a_link_out_of_the_vault_is_reported_and_never_read(vault_dir, config, tmp_path):
+    """#12.2: context/passwd.md -> /etc/passwd was indexed and came back from search."""
+    secret = tmp_path / "outside.txt"
+    secret.write_text("root:x:0:0 the secret outside the vault")
+    (vault_dir / "context").mkdir(parents=True)
+    os.symlink(secret, vault_dir / "context" / "passwd.md")
+    os.symlink("/dev/zero", vault_dir / "context" / "zero.md")  # #18.3: an endless read
+    os.symlink(vault_dir / "context" / "missing", vault_dir / "context" / "dangling.md")
+    svc, problems = _open_and_use(vault_dir, config)
+    try:
+        assert svc.search("secret root", mode="keyword") == []
+        assert "a file outside the vault" in problems["context/passwd.md"]
+        assert "link" in problems["context/zero.md"] and "link" in problems["context/dangling.md"]
+    finally:
+        svc.close()
+    assert secret.read_text() == "root:x:0:0 the secret outside the vault"
+
+
+@posix_only
+def test_a_link_to_another_vault_file_is_not_a_second_copy(svc, vault_dir):
+    m = svc.save("the one true copy", category="context")
+    os.symlink(m.file_path, vault_dir / "context" / "alias.md")
+    svc.sync()
+    assert svc.get(m.id).file_path == m.file_path
+    assert "another file of the vault" in {p.path: p.reason for p in svc.problems()}["context/alias.md"]
+    svc.pin(m.id)
+    assert os.path.islink(vault_dir / "context" / "alias.md")  # left as it was
+
+
+@posix_only
+def test_a_fifo_is_reported_without_blocking(svc, vault_dir):
+    (vault_dir / "context").mkdir(exist_ok=True)
+    os.mkfifo(vault_dir / "context" / "pipe.md")
+    svc.sync()
+    assert "not a file" in {p.path: p.reason for p in svc.problems()}["context/pipe.md"]
+
+
+def test_a_folder_named_md_is_a_folder(svc, vault_dir):
+    _vault_with(vault_dir, {"context/notes.md/inner.md": "inside a folder named like a file"})
+    svc.sync()
+    assert [m.title for m in svc.list_memories()] == ["inside a folder named like a file"]
+    assert svc.problems() == []
+
+
+@posix_only
+def test_nothing_is_written_or_deleted_through_a_linked_folder(svc, vault_dir, tmp_path):
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "keep.md").write_text("not the vault's")
+    os.symlink(outside, vault_dir / "ideas")
+    with pytest.raises(StorageError, match="link"):
+        svc.save("into a linked folder", category="ideas")
+    m = svc.save("to trash")
+    os.symlink(outside, vault_dir / ".trash")
+    with pytest.raises(StorageError, match="link"):
+        svc.delete(m.id)
+    assert svc.empty_trash() == 0
+    assert sorted(p.name for p in outside.iterdir()) == ["keep.md"]
+
+
+@posix_only
+def test_a_linked_index_or_state_folder_is_refused(tmp_path, config):
+    vault = tmp_path / "vault"
+    vault.mkdir()
+    target = tmp_path / "precious.db"
+    target.write_text("someone else's file")
+    os.symlink(target, vault / "index.db")
+    with pytest.raises(StorageError, match="index.db in it is a link"):
+        MemoryService.open(vault, embedder="none", config=config)
+    assert target.read_text() == "someone else's file"
+
+
+@pytest.mark.parametrize("category", ["../../escaped", "/tmp/abs", ".trash", "a" * 300, "con", "x/y"])
+def test_a_category_key_never_chooses_a_path(svc, vault_dir, tmp_path, category):
+    """#18.1: pin took the category from the file and wrote ../../escaped/, deleting the vault's copy."""
+    _vault_with(vault_dir, {"context/e.md": f"---\nid: t\ncategory: {category}\n---\nx"})
+    svc.sync()
+    assert "is not a category name" in {p.path: p.reason for p in svc.problems()}["context/e.md"]
+    with pytest.raises(Exception, match="No memory"):
+        svc.pin("t")
+    assert (vault_dir / "context" / "e.md").exists()
+    assert not (tmp_path / "escaped").exists() and not (vault_dir.parent.parent / "escaped").exists()
+
+
+@pytest.mark.parametrize("name", ["con", "aux", "nul", "com1", "lpt1", "prn", "lpt9"])
+def test_windows_reserved_names_are_not_categories(name):
+    """#18.11: a vault with a folder named like a device cannot be checked out on Windows."""
+    with pytest.raises(ValidationError):
+        validate_category(name)
+    with pytest.raises(ValidationError):
+        validate_category(name.upper())
+
+
+def test_a_file_where_a_folder_should_be_is_a_storage_error(svc, vault_dir):
+    """Seed 000: a save into a category whose folder name is taken by a plain file was a bare FileExistsError."""
+    (vault_dir / "decisions").write_text("a file, not a folder")
+    with pytest.raises(StorageError, match="a file is where a folder should be"):
+        svc.save("a decision", category="decisions")
+    assert svc.count() == 0
+    assert sorted(p.name for p in vault_dir.iterdir() if not p.name.startswith((".", "index.db"))) == ["decisions"]
