@@ -141,3 +141,10 @@ def test_checker_sees_sql_outside_the_index(tmp_path):
         "gui/worker.py:3: .execute(...)",
         "gui/worker.py:4: \"json_extract(m.meta_json, '$.x') = 1\"",
     ]
+
+
+def test_the_service_is_a_thin_facade():
+    """It composes the engine's parts; logic that grows there belongs in a module of its own (issue 10)."""
+    lines = (PACKAGE / "core" / "service.py").read_text(encoding="utf-8").count("\n")
+    assert lines < 400
+    assert sql_in(PACKAGE / "core" / "service.py") == []

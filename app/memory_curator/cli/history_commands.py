@@ -19,14 +19,14 @@ def _history_args(p: argparse.ArgumentParser) -> None:
 def cmd_history(args, vault, config):
     with open_service(args, vault, config) as svc:
         if args.init:
-            commit = svc.enable_history()
+            commit = svc.versions.enable()
             print(f"history is on for {svc.vault.root}" + (f" (first commit {commit[:10]})" if commit else ""))
             if not args.id:
                 return 0
         if not args.id:
             output.error("Give a memory id (or --init).", args.json, code="VALIDATION_ERROR")
             return 2
-        versions = svc.memory_versions(args.id)
+        versions = svc.versions.of(args.id)
         if args.json:
             output.emit_json([{"number": i, **output.to_jsonable(v)} for i, v in enumerate(versions, start=1)])
             return 0
@@ -44,7 +44,7 @@ def _diff_args(p: argparse.ArgumentParser) -> None:
 @command("diff", "show what changed in a memory between two versions", _diff_args)
 def cmd_diff(args, vault, config):
     with open_service(args, vault, config) as svc:
-        text = svc.diff_memory(args.id, args.old, args.new)
+        text = svc.versions.diff(args.id, args.old, args.new)
         output.emit_json({"diff": text}) if args.json else print(text or "no differences", end="" if text else "\n")
 
 
@@ -57,7 +57,7 @@ def _restore_args(p: argparse.ArgumentParser) -> None:
          _restore_args)
 def cmd_restore_version(args, vault, config):
     with open_service(args, vault, config) as svc:
-        item = svc.restore_version(args.id, args.version)
+        item = svc.versions.restore(args.id, args.version)
         output.emit_json(item) if args.json else print(f"restored version {args.version}: {output.item_line(item)}")
 
 

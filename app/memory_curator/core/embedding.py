@@ -15,7 +15,7 @@ from memory_curator.core import indexing
 from memory_curator.core.config import MemoryConfig
 from memory_curator.core.embed import resolve as embed_resolve
 from memory_curator.core.embed.base import Embedder, EmbedderSpec
-from memory_curator.core.errors import DimensionMismatch, EmbedderUnavailable, EmbeddingError
+from memory_curator.core.errors import DimensionMismatch, EmbedderUnavailable, EmbeddingError, ValidationError
 from memory_curator.core.index.store import IndexStore
 from memory_curator.core.model import EmbedderStatus, MemoryItem
 from memory_curator.core.progress import CancelToken, ProgressFn, Tracker
@@ -151,8 +151,33 @@ class Embedding:
             self._record_model()
         return done
 
+    def backfill(self, *, progress: ProgressFn | None = None, cancel: CancelToken | None = None) -> tuple[str, ...]:
+        """``reindex_missing`` after a rebuild, when there is an embedder: one that is down leaves a warning
+        (the rebuild stands; the memories wait for ``reindex_missing``) instead of an error."""
+        if self.embedder is None:
+            return ()
+        try:
+            self.reindex_missing(progress=progress, cancel=cancel)
+        except EmbedderUnavailable as exc:
+            return (f"Index rebuilt; embedding waits until the embedder is back ({exc}).",)
+        return ()
+
     def close(self) -> None:
         close_embedder(self.embedder)
+
+
+def choose(choice: str | Embedder, recorded: EmbedderSpec | None, config: MemoryConfig) -> Embedder | None:
+    """The embedder to open a vault with: ``choice`` (a name, resolved, or an object), which must be the model
+    the vault's vectors come from (``recorded``) when it has any."""
+    chosen = embed_resolve.resolve(choice, recorded, config) if isinstance(choice, str) else choice
+    if chosen is not None and recorded is not None and chosen.key != recorded.key:
+        raise ValidationError(
+            f"This vault's vectors come from {recorded.key}, not {chosen.key}. Open it with embedder 'auto', "
+            "or change the model explicitly (Settings, or `memory-curator reindex --model`), which re-embeds "
+            "every memory.",
+            field="embedder",
+        )
+    return chosen
 
 
 def close_embedder(embedder: Embedder | None) -> None:

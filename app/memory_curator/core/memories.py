@@ -9,7 +9,7 @@ Lifecycle modules, the inbox and history receive this object, never the service.
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import replace
 from typing import Any
@@ -25,7 +25,7 @@ from memory_curator.core.lifecycle.review import SETTING as INBOX_SETTING
 from memory_curator.core.lifecycle.review import lands_in_inbox, mark_pending
 from memory_curator.core.model import MemoryItem, utcnow
 from memory_curator.core.progress import Tracker
-from memory_curator.core.validation import known_fields, new_item, validated
+from memory_curator.core.validation import batch_items, known_fields, new_item, validated
 from memory_curator.core.vault.lock import VaultLock
 from memory_curator.core.vault.settings import VaultSettings
 from memory_curator.core.vault.store import Vault
@@ -93,11 +93,36 @@ class Memories:
         with self.store.transaction():
             access.record(self.store, list(memory_ids), kind, self.config)
 
+    def recalled(self, memory_ids: Sequence[str], kind: str | None) -> list[MemoryItem]:
+        """The indexed memories among ``memory_ids``, in that order, each recall logged as ``kind`` (None:
+        not logged)."""
+        found = self.store.get_many(memory_ids)
+        ids = [i for i in dict.fromkeys(memory_ids) if i in found]
+        if kind is not None and ids:
+            self.recall(ids, kind)
+            found = self.store.get_many(ids)
+        return [found[i] for i in ids if i in found]
+
+    def sync_all(self, *, fresh: bool = False) -> indexing.SyncReport:
+        """The index in step with the files, under the write lock (never reading a half-done change of another
+        process: a move, a delete); memories new to the index get a first importance."""
+        with self.write_lock.hold():
+            report = indexing.sync(self.store, self.vault, fresh=fresh)
+            access.score_unscored(self.store, self.config)  # files from other programs, vaults from before scores
+        return report
+
     # -- new memories ---------------------------------------------------------------------------------
 
     def create(self, content: str, **args: Any) -> MemoryItem:
         """``save``: a new memory from the caller's values, written, indexed and embedded."""
         return self.write_new([new_item(self.config, content, **args)])[0]
+
+    def create_many(self, items: Sequence[Mapping[str, Any]], mode: str,
+                    tracker: Tracker) -> tuple[list[MemoryItem], list[dict]]:
+        """``save_batch``: (the memories written, in input order; the errors of the items left out)."""
+        prepared, errors = batch_items(self.config, items, mode, lambda mid: self.store.file_info(mid) is not None)
+        tracker.total = len(prepared)
+        return (self.write_new(prepared, tracker) if prepared else []), errors
 
     def write_new(self, items: Sequence[MemoryItem], tracker: Tracker | None = None) -> list[MemoryItem]:
         """Files first (the truth), then the index rows in one transaction, then embeddings."""

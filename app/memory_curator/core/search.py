@@ -7,11 +7,13 @@ semantic as the cosine similarity between the query and the memory's context vec
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from memory_curator.core import fusion
+from memory_curator.core.config import MemoryConfig
 from memory_curator.core.embed.base import Embedder
+from memory_curator.core.embedding import Embedding
 from memory_curator.core.errors import ValidationError
 from memory_curator.core.index import search_rows
 from memory_curator.core.index.filters import Filters
@@ -302,3 +304,28 @@ def run(
             )
         )
     return SearchOutcome(results, mode_used, tuple(warn))
+
+
+def answer(store: IndexStore, embedding: Embedding, config: MemoryConfig, query: str, *, limit: int | None,
+           mode: str, filters: Filters, sort_by: str, keyword_weight: float | None) -> SearchOutcome:
+    """A caller's search: checked, with the configured defaults, and the query's vector when the embedder can
+    give one (semantic and hybrid fall back to keyword results, with a warning, while it cannot)."""
+    limit = config.default_search_limit if limit is None else limit
+    kw_weight = config.keyword_weight if keyword_weight is None else keyword_weight
+    validate(mode, sort_by, limit, kw_weight, config.max_search_limit)
+    if not isinstance(query, str) or not query.strip():
+        raise ValidationError("The search query is empty.", field="query")
+    warnings: list[str] = []
+    query_vec = embedding.query_vector(query, mode, warnings) if mode != "keyword" else None
+    return run(store, query, query_vec=query_vec, embedder=embedding.embedder, mode=mode, limit=limit,
+               filters=filters, sort_by=sort_by, keyword_weight=kw_weight, warnings=warnings)
+
+
+def tagged(store: IndexStore, keywords: Iterable[str], limit: int, match_all: bool) -> list[str]:
+    """Ids of memories whose tags match ``keywords`` (case-insensitive), best matches first; superseded and
+    expired memories are hidden, as in search."""
+    words = [k.strip() for k in keywords if k and k.strip()]
+    if not words:
+        raise ValidationError("Give at least one keyword.", field="keywords")
+    expr = "{keywords} : (" + (" AND " if match_all else " OR ").join(tokens.phrase(w) for w in words) + ")"
+    return search_rows.tagged_ids(store, expr, Filters(), limit)

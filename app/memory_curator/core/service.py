@@ -1,7 +1,9 @@
 """MemoryService: the one public facade over a vault, its index and an embedder.
 
 Synchronous and single-threaded by design: it owns one SQLite connection and is meant to live on one
-worker thread (the desktop app's QThread, the CLI's main thread, a server's worker).
+worker thread (the desktop app's QThread, the CLI's main thread, a server's worker). It composes the
+engine's parts and holds no logic of its own: a change is a Memories unit (core/memories.py), the embedder's
+state is an Embedding (core/embedding.py), rows come from core/index/, the lifecycle from core/lifecycle/.
 """
 
 from __future__ import annotations
@@ -9,47 +11,36 @@ from __future__ import annotations
 import functools
 import logging
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from memory_curator.core import health, indexing, search, versions
+from memory_curator.core import embedding, health, indexing, model, search, stats
 from memory_curator.core.changes import ChangeMonitor, ChangeReport
 from memory_curator.core.config import MemoryConfig
-from memory_curator.core.embed import resolve as embed_resolve
 from memory_curator.core.embed.base import Embedder
 from memory_curator.core.embedding import Embedding
-from memory_curator.core.errors import EmbedderUnavailable, StorageError, ValidationError
-from memory_curator.core.history import Version
+from memory_curator.core.errors import StorageError
 from memory_curator.core.inbox import Inbox
-from memory_curator.core.index import listing, recovery, search_rows
+from memory_curator.core.index import listing, recovery
 from memory_curator.core.index.filters import Filters
-from memory_curator.core.index.store import IndexStore, parse_dt
-from memory_curator.core.ingest import exports as ingest_exports
-from memory_curator.core.ingest import importer as ingest_importer
+from memory_curator.core.index.store import IndexStore
+from memory_curator.core.ingest import exports, importer
 from memory_curator.core.ingest.ocr import OcrSettings
 from memory_curator.core.ingest.report import FileResult, ImportReport
 from memory_curator.core.lifecycle import access, batches, consolidation, decay, dedup, grouping, supersede
 from memory_curator.core.lifecycle.importance import ImportanceScore
+from memory_curator.core.lifecycle.trash import delete_trashed, trashed_items
 from memory_curator.core.memories import Memories
-from memory_curator.core.model import (
-    BatchResult,
-    EmbedderStatus,
-    MemoryItem,
-    MemoryStats,
-    SearchResult,
-    VaultProblem,
-    estimate_tokens,
-)
+from memory_curator.core.model import BatchResult, MemoryItem, SearchResult
 from memory_curator.core.progress import CancelToken, ProgressFn, Tracker
-from memory_curator.core.text import tokens
-from memory_curator.core.validation import batch_items, known_fields, validated
 from memory_curator.core.vault.codec import check_salience
 from memory_curator.core.vault.settings import VaultSettings
 from memory_curator.core.vault.slug import validate_category
 from memory_curator.core.vault.store import Vault
+from memory_curator.core.versions import Versions
 
 log = logging.getLogger(__name__)
+
 
 def _writes(method):
     """A change to the vault (Memories.writing): under the cross-process write lock, then a history commit."""
@@ -74,41 +65,29 @@ class MemoryService:
         self.write_lock = self.memories.write_lock
         self.history = self.memories.history
         self.inbox = Inbox(self.memories)
+        self.versions = Versions(self.memories)  # a memory's versions in the vault's git history
         self.last_warnings: tuple[str, ...] = ()
         self.last_sync: indexing.SyncReport | None = None
         # The baseline for poll_changes is the moment of opening: what others change after it is reported.
         self._changes = ChangeMonitor(store, vault, self._sync_changed, watch=config.watch_files)
 
-    # -- opening --------------------------------------------------------------------------------------
-
     @classmethod
     def open(cls, vault_dir: str | Path, embedder: str | Embedder = "auto", config: MemoryConfig | None = None,
              *, sync: bool = True) -> MemoryService:
-        """Open (or create) a vault. The index is created, migrated, or rebuilt when missing or corrupt,
-        then synced with the files (changes made by other programs are picked up)."""
+        """Open (or create) a vault: the index created, migrated or rebuilt, then synced with the files."""
         config = config or MemoryConfig()
         vault = Vault(Path(vault_dir))
         vault.ensure()
         settings = VaultSettings(vault.state_dir)
         store, rebuilt = recovery.open_index(vault.index_path, vault.root, vault.state_dir)
-        recorded = settings.embedding()
-        if isinstance(embedder, str):
-            chosen = embed_resolve.resolve(embedder, recorded, config)
-        else:
-            chosen = embedder
-        if chosen is not None and recorded is not None and chosen.key != recorded.key:
+        try:
+            chosen = embedding.choose(embedder, settings.embedding(), config)
+        except BaseException:
             store.close()
-            raise ValidationError(
-                f"This vault's vectors come from {recorded.key}, not {chosen.key}. Open it with embedder 'auto', "
-                "or change the model explicitly (Settings, or `memory-curator reindex --model`), which re-embeds "
-                "every memory.",
-                field="embedder",
-            )
+            raise
         svc = cls(vault, store, chosen, config, settings)
         if rebuilt or sync:
-            with svc.write_lock.hold():  # never read a half-done change of another process (a move, a delete)
-                svc.last_sync = indexing.sync(store, vault, fresh=rebuilt)
-                access.score_unscored(store, config)  # files from other programs, vaults from before scores
+            svc.last_sync = svc.memories.sync_all(fresh=rebuilt)
         return svc
 
     def close(self) -> None:
@@ -120,11 +99,15 @@ class MemoryService:
         self.store.close()
         self.embedding.close()
 
-    # -- other processes, history ---------------------------------------------------------------------
+    def __enter__(self) -> MemoryService:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
 
     def poll_changes(self) -> ChangeReport:
-        """Cheap check for changes made by other processes and programs (call it every half second or so from
-        the thread that owns the service): syncs the index when files changed, and commits pending history."""
+        """Cheap check for changes by other processes and programs (every half second or so, on the service's
+        thread): syncs the index when files changed, and commits pending history."""
         report = self._changes.poll()
         self.commit_history()
         return report
@@ -138,50 +121,20 @@ class MemoryService:
         return changed
 
     def commit_history(self, *, force: bool = False) -> str | None:
-        """Commit the vault's pending changes when it is a git repository; batched: at most one commit per
-        ``HISTORY_BATCH_S`` unless ``force``. Returns the commit id or None."""
+        """Commit pending changes when the vault is a git repository (batched unless ``force``)."""
         return self.memories.commit_history(force=force)
-
-    def enable_history(self) -> str | None:
-        """Turn history on: make the vault a git repository and commit what it holds. Returns the commit id."""
-        return versions.enable(self.memories)
-
-    def memory_versions(self, memory_id: str) -> list[Version]:
-        """The memory's versions, newest first (pending changes are committed first so they show too)."""
-        return versions.memory_versions(self.memories, memory_id)
-
-    def diff_memory(self, memory_id: str, old_ref: str, new_ref: str | None = None) -> str:
-        """Unified diff between two versions (``new_ref=None``: the file as it is now)."""
-        return versions.diff_memory(self.memories, memory_id, old_ref, new_ref)
-
-    def restore_version(self, memory_id: str, ref: str) -> MemoryItem:
-        """Make an old version the current one: a new change (and commit), so the restore can be undone."""
-        return versions.restore_version(self.memories, memory_id, ref)
-
-    def __enter__(self) -> MemoryService:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
-    # -- embedder -------------------------------------------------------------------------------------
 
     @property
     def embedder(self) -> Embedder | None:
         return self.embedding.embedder
 
-    def embedder_status(self) -> EmbedderStatus:
+    def embedder_status(self) -> model.EmbedderStatus:
         return self.embedding.status()
 
     def change_embedder(self, provider: str, model: str | None = None, *, progress: ProgressFn | None = None,
                         cancel: CancelToken | None = None) -> int:
-        """Switch the vault to another model: drops every vector and re-embeds all memories.
-        Returns the number embedded (fewer if cancelled: the rest are filled in by reindex_missing)."""
-        if not self.embedding.switch(provider, model):
-            return 0
-        return self.reindex_missing(progress=progress, cancel=cancel)
-
-    # -- CRUD -----------------------------------------------------------------------------------------
+        """Switch models: every vector dropped, all memories re-embedded (returns how many: fewer if cancelled)."""
+        return self.reindex_missing(progress=progress, cancel=cancel) if self.embedding.switch(provider, model) else 0
 
     def save(self, content: str, category: str = "context", title: str | None = None,
              keywords: Iterable[str] | None = None, session_id: str | None = None, source: str = "user",
@@ -197,45 +150,28 @@ class MemoryService:
         "add" (save anyway, still report), "skip" (keep the existing one) or "merge" (fold into it)."""
         args = dict(content=content, category=category, title=title, keywords=keywords, session_id=session_id,
                     source=source, salience=salience, **fields)
-        values = validated(self.config, content, category, title, keywords, session_id, source,
-                           self.config.default_salience if salience is None else salience)
-        probe = dedup.provisional(values, **known_fields(fields))
-        return dedup.save(self.memories, on_duplicate, probe, args)
+        return dedup.save(self.memories, on_duplicate, dedup.probe(self.config, **args), args)
 
     def find_duplicates(self, content: str, *, title: str | None = None, summary: str | None = None,
                         threshold: float | None = None, limit: int = 5) -> list[dedup.DuplicateMatch]:
         """Live memories more similar to this text than ``threshold`` (default ``config.dedup_threshold``)."""
-        values = validated(self.config, content, "context", title, None, None, "user", self.config.default_salience)
-        probe = dedup.provisional(values, **known_fields({"summary": summary}))
+        probe = dedup.probe(self.config, content, title=title, summary=summary)
         return dedup.find_duplicates(self.memories, probe, threshold=threshold, limit=limit)
 
     def save_batch(self, items: Sequence[Mapping[str, Any]], *, mode: str = "rollback",
                    progress: ProgressFn | None = None, cancel: CancelToken | None = None) -> BatchResult:
-        """Save many memories: embedded in provider batches, written in one transaction.
-
-        ``mode="rollback"``: any invalid item fails the whole batch (nothing is written).
-        ``mode="skip"``: invalid items are reported in ``errors`` and the rest are saved."""
-        prepared, errors = batch_items(self.config, items, mode, lambda mid: self.store.file_info(mid) is not None)
-        tracker = Tracker(len(prepared), progress, cancel)
-        saved = self.memories.write_new(prepared, tracker) if prepared else []
-        return BatchResult(saved, errors)
+        """Save many memories: embedded in provider batches, written in one transaction. ``mode="rollback"``:
+        any invalid item fails the whole batch; ``"skip"``: invalid items are reported in ``errors``."""
+        return BatchResult(*self.memories.create_many(items, mode, Tracker(0, progress, cancel)))
 
     def get(self, memory_id: str, *, record_access: bool = True) -> MemoryItem | None:
+        """The memory (re-read first when another program changed its file), its recall logged."""
         item = self.memories.fresh(memory_id)
-        if item is not None and record_access:
-            self.memories.recall([memory_id], "get")
-            item = self.store.get(memory_id)
-        return item
+        return self.memories.recalled([memory_id], "get")[0] if item is not None and record_access else item
 
     def get_batch(self, memory_ids: Sequence[str], *, record_access: bool = True) -> list[MemoryItem]:
         """The memories that exist, in the order asked; each recall is logged as a batch get."""
-        found = self.store.get_many(memory_ids)
-        items = [found[i] for i in dict.fromkeys(memory_ids) if i in found]
-        if record_access and items:
-            self.memories.recall([it.id for it in items], "batch_get")
-            fresh = self.store.get_many(it.id for it in items)
-            items = [fresh[it.id] for it in items]
-        return items
+        return self.memories.recalled(memory_ids, "batch_get" if record_access else None)
 
     def update(self, memory_id: str, *, content: str | None = None, title: str | None = None,
                keywords: Iterable[str] | None = None, category: str | None = None, salience: float | None = None,
@@ -244,64 +180,48 @@ class MemoryService:
         return self.memories.update(memory_id, content=content, title=title, keywords=keywords, category=category,
                                     salience=salience, session_id=session_id, **fields)
 
+    def update_batch(self, updates: Sequence[Mapping[str, Any]], *, mode: str = "rollback",
+                     progress: ProgressFn | None = None, cancel: CancelToken | None = None) -> BatchResult:
+        """Many updates (``id`` and the fields to change), as ``save_batch``; ``created_ids`` are the updated."""
+        return BatchResult(*batches.update_batch(self.memories, updates, mode, Tracker(0, progress, cancel)))
+
+    def set_salience(self, memory_id: str, salience: float) -> MemoryItem:
+        return self.update(memory_id, salience=salience)
+
     def delete(self, memory_id: str) -> bool:
         """Move the memory's file to the vault's trash and drop it from the index. False if unknown."""
         return self.memories.delete(memory_id)
 
-    # -- trash --------------------------------------------------------------------------------------
-
     def list_trash(self) -> list[MemoryItem]:
         """Memories in the vault's ``.trash/`` folder (``file_path`` points into the trash)."""
-        out = []
-        for rel in self.vault.scan_trash():
-            try:
-                item = self.vault.read(rel)
-            except StorageError:
-                continue
-            out.append(replace(item, file_path=str(self.vault.abs(rel))))
-        return out
+        return trashed_items(self.vault)
 
     def restore(self, memory_id: str) -> MemoryItem:
         """Move a trashed memory back to its category folder and index it again."""
         return self.restore_many([memory_id])[0]
 
     def restore_many(self, memory_ids: Sequence[str], *, missing_ok: bool = False) -> list[MemoryItem]:
-        """``restore`` for several memories with one pass over the trash (each trashed file is read to learn
-        its id). A memory not in the trash raises MemoryNotFoundError, or is skipped with ``missing_ok``."""
+        """``restore`` for several (one not in the trash raises MemoryNotFoundError unless ``missing_ok``)."""
         return self.memories.restore_many(memory_ids, missing_ok=missing_ok)
 
     @_writes
     def empty_trash(self) -> int:
         """Delete the trashed files for good. Returns how many."""
-        n = 0
-        for rel in list(self.vault.scan_trash()):
-            self.vault.delete_file(rel)
-            n += 1
-        return n
-
-    def set_salience(self, memory_id: str, salience: float) -> MemoryItem:
-        return self.update(memory_id, salience=salience)
-
-    # -- lifecycle: importance, decay, pinning, supersede, cleanup, expiry, consolidation --------------
+        return delete_trashed(self.vault)
 
     def get_score(self, memory_id: str) -> ImportanceScore:
         """Importance now, with its parts (lifecycle.importance documents the formula)."""
-        self.memories.require(memory_id)
-        with self.store.transaction():
-            return access.refresh(self.store, self.config, [memory_id])[0]
+        return access.score_of(self.store, self.config, self.memories.require(memory_id).id)
 
     @_writes
     def set_score(self, memory_id: str, score: float | None) -> ImportanceScore:
         """Set importance by hand (kept in the file as ``importance_override``); None returns to the formula."""
-        value = None if score is None else check_salience(score, "score")
-        self.update(memory_id, importance_override=value)
+        self.update(memory_id, importance_override=None if score is None else check_salience(score, "score"))
         return self.get_score(memory_id)
 
     def refresh_importance(self) -> int:
         """Recompute every memory's importance and drop access-log rows older than the window."""
-        with self.store.transaction():
-            access.prune(self.store, self.config)
-            return len(access.refresh(self.store, self.config))
+        return access.refresh_all(self.store, self.config)
 
     @_writes
     def decay_salience(self, days_inactive: int | None = None) -> int:
@@ -360,8 +280,7 @@ class MemoryService:
     def consolidate(self, ids: Sequence[str] | None = None, *, query: str | None = None, limit: int = 10,
                     preserve_originals: bool = True, title: str | None = None, category: str | None = None,
                     max_chars: int = 4000) -> consolidation.ConsolidationResult:
-        """2..50 memories (by id, or the best hits of ``query``) become one extractive summary that records
-        ``consolidated_from``; the originals are kept or moved to the trash."""
+        """2..50 memories (by id, or ``query``'s best hits) become one summary; originals kept or trashed."""
         items = consolidation.sources(self.store, ids, query, limit, self._hits)
         return consolidation.consolidate(self.memories, items, preserve_originals=preserve_originals, title=title,
                                          category=category, max_chars=max_chars)
@@ -373,15 +292,6 @@ class MemoryService:
 
     def _hits(self, query: str, limit: int) -> list[MemoryItem]:
         return [r.memory for r in self.search(query, limit=limit, record_access=False)]
-
-    def update_batch(self, updates: Sequence[Mapping[str, Any]], *, mode: str = "rollback",
-                     progress: ProgressFn | None = None, cancel: CancelToken | None = None) -> BatchResult:
-        """Many updates (each a mapping with ``id`` and the fields to change), any number, in chunks.
-        Same contract as ``save_batch``; ``created_ids`` holds the ids updated."""
-        items, errors = batches.update_batch(self.memories, updates, mode, Tracker(0, progress, cancel))
-        return BatchResult(items, errors)
-
-    # -- listing --------------------------------------------------------------------------------------
 
     def list_memories(self, *, category: str | None = None, session_id: str | None = None, limit: int = 100,
                       offset: int = 0, order_by: str = "updated", include_superseded: bool = True,
@@ -408,30 +318,17 @@ class MemoryService:
     def keywords(self) -> dict[str, int]:
         return listing.keywords(self.store)
 
-    # -- search ---------------------------------------------------------------------------------------
-
     def search(self, query: str, limit: int | None = None, mode: str = "hybrid", category: str | None = None,
                session_id: str | None = None, min_salience: float = 0.0, sort_by: str = "relevance", *,
                keyword_weight: float | None = None, scope: str | Sequence[str] | None = None, actor: str | None = None,
                include_superseded: bool = False, record_access: bool = True, memory_type: str | None = None,
                include_expired: bool = False) -> list[SearchResult]:
-        """Rank memories for ``query``. Semantic and hybrid fall back to keyword search (with a warning in
-        ``last_warnings``) while the embedder is unavailable."""
-        limit = self.config.default_search_limit if limit is None else limit
-        kw_weight = self.config.keyword_weight if keyword_weight is None else keyword_weight
-        search.validate(mode, sort_by, limit, kw_weight, self.config.max_search_limit)
-        if not isinstance(query, str) or not query.strip():
-            raise ValidationError("The search query is empty.", field="query")
+        """Rank memories for ``query`` (keyword results, with ``last_warnings``, while the embedder is down)."""
         filters = Filters(category=category, session_id=session_id, min_salience=float(min_salience),
-                                 include_superseded=include_superseded, scope=scope, actor=actor,
-                                 memory_type=memory_type, include_expired=include_expired)
-        warnings: list[str] = []
-        query_vec = None
-        if mode != "keyword":
-            query_vec = self.embedding.query_vector(query, mode, warnings)
-        outcome = search.run(self.store, query, query_vec=query_vec, embedder=self.embedding.embedder, mode=mode,
-                             limit=limit, filters=filters, sort_by=sort_by, keyword_weight=kw_weight,
-                             warnings=warnings)
+                          include_superseded=include_superseded, scope=scope, actor=actor, memory_type=memory_type,
+                          include_expired=include_expired)
+        outcome = search.answer(self.store, self.embedding, self.config, query, limit=limit, mode=mode,
+                                filters=filters, sort_by=sort_by, keyword_weight=keyword_weight)
         self.last_warnings = outcome.warnings
         if record_access and outcome.results:
             self.memories.recall([r.memory.id for r in outcome.results], "search")
@@ -439,18 +336,7 @@ class MemoryService:
 
     def search_by_keywords(self, keywords: Iterable[str], limit: int = 10, match_all: bool = False) -> list[MemoryItem]:
         """Memories whose tags match ``keywords`` (case-insensitive), best matches first."""
-        words = [k.strip() for k in keywords if k and k.strip()]
-        if not words:
-            raise ValidationError("Give at least one keyword.", field="keywords")
-        phrases = [tokens.phrase(w) for w in words]
-        expr = ("{keywords} : (" + (" AND " if match_all else " OR ").join(phrases) + ")")
-        ids = search_rows.tagged_ids(self.store, expr, Filters(), limit)  # superseded, expired hidden as in search
-        items = self.store.get_many(ids)
-        if ids:
-            self.memories.recall(ids, "search")
-        return [items[i] for i in ids if i in items]
-
-    # -- sessions -------------------------------------------------------------------------------------
+        return self.memories.recalled(search.tagged(self.store, keywords, limit, match_all), "search")
 
     def get_session_context(self, session_id: str) -> list[MemoryItem]:
         """All memories of a session, oldest first."""
@@ -460,9 +346,7 @@ class MemoryService:
         return "\n\n".join(it.content for it in self.get_session_context(session_id))
 
     def get_session_token_count(self, session_id: str) -> int:
-        return estimate_tokens(self.get_raw_session_content(session_id))
-
-    # -- maintenance ----------------------------------------------------------------------------------
+        return model.estimate_tokens(self.get_raw_session_content(session_id))
 
     def sync(self, *, progress: ProgressFn | None = None, cancel: CancelToken | None = None) -> indexing.SyncReport:
         """Pick up files added, changed or removed by other programs."""
@@ -471,39 +355,28 @@ class MemoryService:
 
     def rebuild_index(self, *, embed: bool = True, progress: ProgressFn | None = None,
                       cancel: CancelToken | None = None) -> indexing.SyncReport:
-        """Drop the index rows and read every file again; then embed them unless ``embed`` is False. Without
-        an embedder, or with one that is down, the rebuild still stands: the memories wait for
-        ``reindex_missing`` and ``last_warnings`` says why."""
-        report = indexing.rebuild(self.store, self.vault, Tracker(0, progress, cancel))
-        self.last_sync = report
-        self.last_warnings = ()
-        if embed and self.embedding.embedder is not None:
-            try:
-                self.reindex_missing(progress=progress, cancel=cancel)
-            except EmbedderUnavailable as exc:
-                self.last_warnings = (f"Index rebuilt; embedding waits until the embedder is back ({exc}).",)
-        return report
+        """Drop the index rows and read every file again, then embed them unless ``embed`` is False (with the
+        embedder down the rebuild still stands: ``last_warnings`` says so and ``reindex_missing`` waits)."""
+        self.last_sync = indexing.rebuild(self.store, self.vault, Tracker(0, progress, cancel))
+        self.last_warnings = self.embedding.backfill(progress=progress, cancel=cancel) if embed else ()
+        return self.last_sync
 
     def reindex_missing(self, *, progress: ProgressFn | None = None, cancel: CancelToken | None = None,
                         batch: int = 256) -> int:
-        """Embed every memory that has no vectors yet (saved while the embedder was down, or added by
-        another program). Returns how many were embedded. Raises EmbedderUnavailable if it is still down."""
+        """Embed every memory without vectors; returns how many. EmbedderUnavailable while it is down."""
         return self.embedding.reindex_missing(progress=progress, cancel=cancel, batch=batch)
-
-    # -- import / export ------------------------------------------------------------------------------
 
     def import_paths(self, paths: Sequence[str | Path], *, category: str | None = None,
                      progress: ProgressFn | None = None, cancel: CancelToken | None = None,
                      on_file: Callable[[FileResult], None] | None = None) -> ImportReport:
-        """Import files and folders (markdown, text, PDF, JSON/JSONL exports); see ``core/ingest``.
-        Documents go to ``category`` (default ``context``); memories of this app keep their own fields.
-        One file failing never stops the others; a cancel keeps what was imported (``report.cancelled``).
-        ``on_file`` gets each file's result as soon as it is known."""
-        target = validate_category(category) if category is not None else None
-        return ingest_importer.import_paths(
+        """Import files and folders (see ``core/ingest``): documents go to ``category`` (default ``context``),
+        memories of this app keep their fields. One file failing never stops the others; a cancel keeps what
+        was imported (``report.cancelled``); ``on_file`` gets each file's result as soon as it is known."""
+        return importer.import_paths(
             paths, save=self.save_batch, exists=lambda mid: self.store.file_info(mid) is not None,
-            category=target, max_text_bytes=self.config.max_content_bytes, vault_root=self.vault.root,
-            progress=progress, cancel=cancel, on_file=on_file,
+            category=None if category is None else validate_category(category),
+            max_text_bytes=self.config.max_content_bytes, vault_root=self.vault.root, progress=progress,
+            cancel=cancel, on_file=on_file,
             ocr_settings=OcrSettings(self.config.ocr_command, tuple(self.config.ocr_languages)))
 
     def import_memories(self, source_path: str | Path, *, category: str | None = None) -> int:
@@ -511,35 +384,17 @@ class MemoryService:
         return len(self.import_paths([source_path], category=category).memory_ids)
 
     def export_memories(self, category: str | None = None, format: str = "markdown", *,
-                        dest: str | Path) -> ingest_exports.ExportReport:
-        """Write the memories (of one category, or all) to ``dest``: a folder laid out like the vault
-        (``markdown``) or one ``json``/``jsonl`` file. Importing it into an empty vault gives them back."""
-        rels = listing.file_paths(self.store, category)
-        return ingest_exports.write_export(self.vault, rels, format, Path(dest), category)
+                        dest: str | Path) -> exports.ExportReport:
+        """The memories (of one category, or all) to ``dest``: a folder like the vault, or one json/jsonl file."""
+        return exports.write_export(self.vault, listing.file_paths(self.store, category), format, Path(dest),
+                                    category)
 
-    def problems(self) -> list[VaultProblem]:
+    def problems(self) -> list[model.VaultProblem]:
         return self.store.problems()
 
     def health(self, limit: int = 500) -> health.VaultHealth:
-        """Unreadable files (with reasons), memories without embeddings (no fault in a keyword-only vault),
-        and index rows without files."""
+        """Unreadable files (with reasons), memories without embeddings, and index rows without files."""
         return health.check(self.store, self.vault, limit, keyword_only=self.embedding.embedder is None)
 
-    def stats(self) -> MemoryStats:
-        total, avg, oldest, newest, chars, by_cat = listing.totals(self.store)
-        unembedded = self.store.unembedded_count()
-        size = sum(p.stat().st_size for p in self.vault.root.glob("index.db*") if p.is_file())
-        return MemoryStats(
-            total_count=total,
-            by_category=by_cat,
-            total_tokens=(chars or 0) // 4,
-            avg_salience=round(avg or 0.0, 4),
-            oldest_memory=parse_dt(oldest),
-            newest_memory=parse_dt(newest),
-            index_size_bytes=size,
-            embedded_count=total - unembedded,
-            unembedded_count=unembedded,
-            embedding_model=self.store.vectors.model,
-            trash_count=sum(1 for _ in self.vault.scan_trash()),
-            **listing.lifecycle_counts(self.store),
-        )
+    def stats(self) -> model.MemoryStats:
+        return stats.stats(self.store, self.vault)

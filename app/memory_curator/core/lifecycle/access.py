@@ -58,6 +58,19 @@ def refresh(store: IndexStore, config: MemoryConfig, memory_ids: Iterable[str] |
     return result
 
 
+def refresh_all(store: IndexStore, config: MemoryConfig) -> int:
+    """Recompute every memory's importance and drop log rows older than the window, in one transaction."""
+    with store.transaction():
+        prune(store, config)
+        return len(refresh(store, config))
+
+
+def score_of(store: IndexStore, config: MemoryConfig, memory_id: str) -> ImportanceScore:
+    """Importance now, with its parts, stored as it is computed."""
+    with store.transaction():
+        return refresh(store, config, [memory_id])[0]
+
+
 def score_unscored(store: IndexStore, config: MemoryConfig) -> int:
     """Give a first importance to memories that have none (added by another program, or indexed before
     importance existed), so that sorting by importance never compares a placeholder with a real score."""

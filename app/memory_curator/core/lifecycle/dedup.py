@@ -10,10 +10,12 @@ A duplicate is similarity > ``config.dedup_threshold`` (0.95).
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from typing import Any
 
 from memory_curator.core import indexing
+from memory_curator.core.config import MemoryConfig
 from memory_curator.core.errors import EmbeddingError, ValidationError
 from memory_curator.core.index.filters import Filters
 from memory_curator.core.index.search_rows import passing_pks
@@ -22,6 +24,7 @@ from memory_curator.core.memories import Memories
 from memory_curator.core.model import MemoryItem
 from memory_curator.core.search import keyword_ranked
 from memory_curator.core.text import tokens
+from memory_curator.core.validation import known_fields, validated
 
 ON_DUPLICATE = ("add", "skip", "merge")
 KNN_PER_CHUNK = 10
@@ -122,7 +125,12 @@ def save(memories: Memories, on_duplicate: str, item: MemoryItem, save_args: dic
     return SaveOutcome(merged, "merged", dup)
 
 
-def provisional(item_values: dict[str, Any], **fields: Any) -> MemoryItem:
-    """A MemoryItem for comparison only (never written)."""
-    base = MemoryItem(id="", created_at=None, updated_at=None, **item_values)  # type: ignore[arg-type]
-    return replace(base, **fields) if fields else base
+def probe(config: MemoryConfig, content: str, category: str = "context", title: str | None = None,
+          keywords: Iterable[str] | None = None, session_id: str | None = None, source: str = "user",
+          salience: float | None = None, **fields: Any) -> MemoryItem:
+    """The memory ``save`` would write, validated, for comparison only (never written)."""
+    values = validated(config, content, category, title, keywords, session_id, source,
+                       config.default_salience if salience is None else salience)
+    base = MemoryItem(id="", created_at=None, updated_at=None, **values)  # type: ignore[arg-type]
+    extra = known_fields(fields)
+    return replace(base, **extra) if extra else base

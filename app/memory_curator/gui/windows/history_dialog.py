@@ -71,7 +71,7 @@ class HistoryDialog(QDialog):
 
     def reload(self) -> None:
         memory_id = self.item.id
-        req = self.engine.run(lambda svc: svc.memory_versions(memory_id), key="history")
+        req = self.engine.run(lambda svc: svc.versions.of(memory_id), key="history")
         req.done.connect(self._show)
         req.failed.connect(self._failed)
 
@@ -101,7 +101,7 @@ class HistoryDialog(QDialog):
             return
         memory_id = self.item.id
         old, new = (commits[-1], commits[0]) if len(commits) == 2 else (commits[0], None)
-        req = self.engine.run(lambda svc: svc.diff_memory(memory_id, old, new), key="history-diff")
+        req = self.engine.run(lambda svc: svc.versions.diff(memory_id, old, new), key="history-diff")
         req.done.connect(lambda text: (self.diff.setPlainText(text or "No differences."),
                                        self.diff_shown.emit(text or "")))
         req.failed.connect(lambda exc: self.status.setText(str(exc)))
@@ -111,7 +111,7 @@ class HistoryDialog(QDialog):
         if len(commits) != 1:
             return
         memory_id, commit = self.item.id, commits[0]
-        req = self.engine.run(lambda svc: svc.restore_version(memory_id, commit))
+        req = self.engine.run(lambda svc: svc.versions.restore(memory_id, commit))
         if self.track is not None:
             self.track(req, "edit")
         req.done.connect(lambda item: (setattr(self, "item", item), self.status.setText(
@@ -119,7 +119,7 @@ class HistoryDialog(QDialog):
         req.failed.connect(lambda exc: self.status.setText(str(exc)))
 
     def enable_history(self) -> None:
-        req = self.engine.call("enable_history")
+        req = self.engine.run(lambda svc: svc.versions.enable())
         req.done.connect(lambda _v: (self.status.setText("History is on: every change is now committed to git."),
                                      self.reload()))
         req.failed.connect(lambda exc: self.status.setText(str(exc)))
