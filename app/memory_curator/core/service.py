@@ -68,8 +68,7 @@ class MemoryService:
         self.versions = Versions(self.memories)  # a memory's versions in the vault's git history
         self.last_warnings: tuple[str, ...] = ()
         self.last_sync: indexing.SyncReport | None = None
-        # The baseline for poll_changes is the moment of opening: what others change after it is reported.
-        self._changes = ChangeMonitor(store, vault, self._sync_changed, watch=config.watch_files)
+        self._changes = ChangeMonitor(store, vault, self._sync_changed, watch=config.watch_files)  # from now on
 
     @classmethod
     def open(cls, vault_dir: str | Path, embedder: str | Embedder = "auto", config: MemoryConfig | None = None,
