@@ -27,6 +27,7 @@ from dataclasses import dataclass
 import numpy as np
 
 CONTEXT_WIDTH = 2  # neighbours on each side of a memory that lend it context
+CONTEXT_CANDIDATES = 30  # the neighbours of each side's first this many join (50 gave the same recall)
 KEYWORD_CONTEXT = 0.35  # share of a neighbour's BM25 that a memory borrows (halved at distance 2)
 VECTOR_CONTEXT = 0.15  # share of a neighbour's vector added to a memory's own (halved at distance 2)
 # The semantic side's scale never gets shorter than this: when no memory is much closer to the query than a

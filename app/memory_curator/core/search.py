@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
-from memory_curator.core import fusion
+from memory_curator.core import blas, fusion
 from memory_curator.core.config import MemoryConfig
 from memory_curator.core.embed.base import Embedder
 from memory_curator.core.embedding import Embedding
@@ -219,6 +219,13 @@ def run(
     warnings: Sequence[str] = (),
 ) -> SearchOutcome:
     """Rank memories for ``query``. ``query_vec`` is None when semantic ranking is unavailable."""
+    with blas.one_thread():
+        return _run(store, query, query_vec=query_vec, embedder=embedder, mode=mode, limit=limit, filters=filters,
+                    sort_by=sort_by, keyword_weight=keyword_weight, warnings=warnings)
+
+
+def _run(store: IndexStore, query: str, *, query_vec: Sequence[float] | None, embedder: Embedder | None, mode: str,
+         limit: int, filters: Filters, sort_by: str, keyword_weight: float, warnings: Sequence[str]) -> SearchOutcome:
     warn = list(warnings)
     terms = tokens.query_terms(query)
     mode_used = mode
@@ -247,7 +254,11 @@ def run(
             c = cands.setdefault(pk, _Candidate(pk))
             c.semantic_rank, c.distance, c.chunk_snippet = rank, dist, text
 
-    members, pairs = with_neighbours(store, list(cands), filters)
+    top = [c.pk for c in cands.values()
+           if min(c.keyword_rank or 10**9, c.semantic_rank or 10**9) <= fusion.CONTEXT_CANDIDATES]
+    members, pairs = with_neighbours(store, top, filters)
+    known = set(members)
+    members += [pk for pk in cands if pk not in known]
     vectors, mean, qv = {}, None, None
     if ws > 0 and query_vec is not None:
         qv = normalized(query_vec, len(query_vec))

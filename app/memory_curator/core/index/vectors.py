@@ -33,6 +33,7 @@ from collections.abc import Iterable, Sequence
 
 import numpy as np
 
+from memory_curator.core import blas
 from memory_curator.core.errors import DimensionMismatch
 from memory_curator.core.index.db import Connection
 
@@ -305,7 +306,8 @@ class VectorTable:
                     (arr.tobytes(), int(k)),
                 )
             )
-        return self._approximate(arr, k)
+        with blas.one_thread():
+            return self._approximate(arr, k)
 
     def _approximate(self, arr: np.ndarray, k: int) -> list[tuple[int, float]]:
         cand = self._code_index().nearest(arr, k)
