@@ -74,3 +74,23 @@ def test_ctrl_c_while_waiting_on_ollama_exits_130(vault_dir, ollama_server):
     p = subprocess.run([str(SCRIPT), "--embedder", "none", "list", "--json"], env=env, capture_output=True, text=True,
                        timeout=60)
     assert p.returncode == 0 and len(json.loads(p.stdout)) == 1  # the vault is intact
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="a pseudo-terminal is POSIX")
+def test_trash_empty_asks_on_a_terminal(run, vault_dir):
+    """#18.11: `trash empty` deleted for good without asking; in a terminal it asks, and 'n' keeps the trash."""
+    import pty
+
+    item = json.loads(run("add", "to be trashed", "--json").stdout)
+    assert run("delete", item["id"]).returncode == 0
+    for answer, code, left in ((b"n\n", 1, 1), (b"y\n", 0, 0)):
+        leader, follower = pty.openpty()
+        proc = subprocess.Popen([str(SCRIPT), "--embedder", "none", "trash", "empty"], stdin=follower,
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                env={**os.environ, "MEMORY_CURATOR_VAULT": str(vault_dir)})
+        os.close(follower)
+        os.write(leader, answer)  # the terminal buffers it until the prompt reads
+        out, err = proc.communicate(timeout=60)
+        os.close(leader)
+        assert proc.returncode == code and b"for good?" in err, err
+        assert len(json.loads(run("trash", "list", "--json").stdout)) == left

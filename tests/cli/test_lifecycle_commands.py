@@ -31,7 +31,9 @@ def test_pin_decay_cleanup_and_trash(cli, added):
     assert cli("trash", "restore").code == 2
     assert cli("unpin", pinned["id"], "--json").json["pinned"] is False
     cli("delete", low["id"])
-    assert cli("trash", "empty", "--json").json == {"deleted": 1}
+    refused = cli("trash", "empty")  # #18.11: it deleted for good without asking
+    assert refused.code == 2 and "--yes" in refused.err and len(cli("trash", "list", "--json").json) == 1
+    assert cli("trash", "empty", "--yes", "--json").json == {"deleted": 1}
 
 
 def test_supersede_and_versions(cli, added):

@@ -13,6 +13,7 @@ import pytest
 from memory_curator.core.errors import StorageError, ValidationError
 from memory_curator.core.service import MemoryService
 from memory_curator.core.vault.slug import validate_category
+from memory_curator.core.vault.staging import StagedFiles
 
 posix_only = pytest.mark.skipif(sys.platform == "win32", reason="links and devices as on POSIX")
 
@@ -199,3 +200,59 @@ def test_a_file_where_a_folder_should_be_is_a_storage_error(svc, vault_dir):
         svc.save("a decision", category="decisions")
     assert svc.count() == 0
     assert sorted(p.name for p in vault_dir.iterdir() if not p.name.startswith((".", "index.db"))) == ["decisions"]
+
+
+# -- what a kill leaves behind (#18.11) ---------------------------------------------------------------------
+
+def test_temp_files_of_killed_writes_are_removed_at_open(vault_dir, config):
+    """`.tmp-*.md~` files a kill left inside the vault were never cleaned."""
+    _vault_with(vault_dir, {"context/.tmp-k1l2m3.md~": "half a memo", "projects/a/.tmp-x.md~": "another half",
+                            "context/kept.md": "a memory", "context/.obsidian-note.md": "hidden, not ours"})
+    with MemoryService.open(vault_dir, embedder="none", config=config) as svc:
+        assert svc.count() == 1
+    assert not (vault_dir / "context" / ".tmp-k1l2m3.md~").exists()
+    assert not (vault_dir / "projects" / "a" / ".tmp-x.md~").exists()
+    assert (vault_dir / "context" / ".obsidian-note.md").exists()
+
+
+def _staged_batch(vault_dir: Path, config, texts: list[str]) -> Path:
+    """The staging folder of a save_batch killed after writing its files, before placing them."""
+    with MemoryService.open(vault_dir, embedder="none", config=config) as svc:
+        staged = StagedFiles(svc.vault.state_dir, svc.vault.root, svc.vault.checked)
+        for i, text in enumerate(texts):
+            staged.add(f"context/2025-01-01_batch_{i}.md", f"---\nid: batch-{i}\n---\n{text}\n")
+    return staged.dir
+
+
+def test_a_batch_killed_before_its_record_leaves_nothing(vault_dir, config):
+    folder = _staged_batch(vault_dir, config, ["one", "two", "three"])
+    with MemoryService.open(vault_dir, embedder="none", config=config) as svc:
+        assert svc.count() == 0
+    assert not folder.exists()
+
+
+def test_a_batch_killed_after_its_record_is_finished_at_open(vault_dir, config):
+    folder = _staged_batch(vault_dir, config, ["one", "two", "three"])
+    (folder / "COMMIT").write_text('["context/2025-01-01_batch_0.md", "context/2025-01-01_batch_1.md", '
+                                   '"context/2025-01-01_batch_2.md"]')
+    (vault_dir / "context").mkdir()
+    os.link(folder / "000000.md~", vault_dir / "context" / "2025-01-01_batch_0.md")  # killed mid-move
+    with MemoryService.open(vault_dir, embedder="none", config=config) as svc:
+        assert sorted(m.id for m in svc.list_memories()) == ["batch-0", "batch-1", "batch-2"]
+        assert svc.problems() == []
+    assert not folder.exists()
+
+
+def test_a_batch_record_from_git_cannot_place_files_outside(vault_dir, config, tmp_path):
+    folder = _staged_batch(vault_dir, config, ["escape"])
+    (folder / "COMMIT").write_text('["../../escaped.md"]')
+    with MemoryService.open(vault_dir, embedder="none", config=config) as svc:
+        assert svc.count() == 0
+    assert not (tmp_path / "escaped.md").exists() and not folder.exists()
+
+
+def test_save_batch_is_all_or_nothing_when_a_write_fails(svc, vault_dir):
+    (vault_dir / "blocked").write_text("a file where the second item's folder would go")
+    with pytest.raises(StorageError):
+        svc.save_batch([{"content": "first"}, {"content": "second", "category": "blocked"}, {"content": "third"}])
+    assert svc.count() == 0 and list((vault_dir / "context").glob("*.md")) == []

@@ -171,6 +171,8 @@ def cmd_groups(args, vault, config):
 def _trash_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("action", choices=("list", "restore", "empty"))
     p.add_argument("id", nargs="?", help="for restore: the memory's id")
+    p.add_argument("-y", "--yes", action="store_true",
+                   help="for empty: delete without asking (it cannot be undone); without it a terminal is asked")
 
 
 @command("trash", "list, restore or empty the vault's trash", _trash_args)
@@ -185,8 +187,22 @@ def cmd_trash(args, vault, config):
             item = svc.restore(args.id)
             _emit(args, item, [f"restored {output.item_line(item)}"])
         else:
+            waiting = len(svc.list_trash())
+            if waiting and not args.yes and not _confirmed(f"Delete the {waiting} memories in the trash for good? "
+                                                           "This cannot be undone. [y/N] "):
+                print("nothing deleted", file=sys.stderr)
+                return 1
             n = svc.empty_trash()
             _emit(args, {"deleted": n}, [f"deleted {n} files from the trash for good"])
+
+
+def _confirmed(question: str) -> bool:
+    """Ask on the terminal; without one (a script, a pipe) nothing is deleted unless --yes says so."""
+    if not sys.stdin.isatty():
+        raise ValidationError("trash empty deletes the trashed memories for good: add --yes to confirm, or run it "
+                              "in a terminal to be asked.", field="yes")
+    print(question, end="", file=sys.stderr, flush=True)
+    return sys.stdin.readline().strip().lower() in ("y", "yes")
 
 
 def _update_batch_args(p: argparse.ArgumentParser) -> None:

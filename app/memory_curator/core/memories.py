@@ -107,7 +107,9 @@ class Memories:
         """The index in step with the files, under the write lock (never reading a half-done change of another
         process: a move, a delete); memories new to the index get a first importance."""
         with self.write_lock.hold():
+            self.vault.recover()  # batches a kill cut short: finished if they were committed, else dropped
             report = indexing.sync(self.store, self.vault, fresh=fresh)
+            self.vault.remove_leftovers()  # temp files of writes killed midway, seen by that sync's scan
             access.score_unscored(self.store, self.config)  # files from other programs, vaults from before scores
         return report
 
@@ -131,9 +133,7 @@ class Memories:
             items = [replace(it, extra=mark_pending(it.extra)) if it.source == "ai" else it for it in items]
         try:
             with self.write_lock.hold():
-                for item in items:
-                    rel = self.vault.write(item, None)
-                    written.append((item, rel))
+                written = list(zip(items, self.vault.write_new(list(items)), strict=True))  # all or none
                 pairs = []
                 with self.store.transaction():
                     for item, rel in written:

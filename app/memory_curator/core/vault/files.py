@@ -80,7 +80,7 @@ def atomic_create_text(path: Path, text: str) -> Path:
     except OSError as exc:
         raise storage_error(path, exc) from exc
     try:
-        for candidate in _candidates(path):
+        for candidate in candidates(path):
             try:
                 _claim(tmp, candidate)
             except FileExistsError:
@@ -98,7 +98,7 @@ def move_exclusive(src: Path, dst: Path) -> Path:
     Between the two steps both names hold the same file; the index takes one of them (``indexing``)."""
     make_folder(dst.parent)
     try:
-        for candidate in _candidates(dst):
+        for candidate in candidates(dst):
             try:
                 _claim(src, candidate)
             except FileExistsError:
@@ -136,7 +136,7 @@ def _unlink_quietly(path: str | Path) -> None:
         pass
 
 
-def _candidates(path: Path):
+def candidates(path: Path):
     yield path
     n = 2
     while True:
@@ -146,4 +146,4 @@ def _candidates(path: Path):
 
 def unique_path(path: Path) -> Path:
     """``path`` if free, else ``stem_2.md``, ``stem_3.md`` ..."""
-    return next(c for c in _candidates(path) if not c.exists())
+    return next(c for c in candidates(path) if not c.exists())

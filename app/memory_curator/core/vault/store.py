@@ -22,6 +22,7 @@ from memory_curator.core.vault.files import (
     storage_error,
 )
 from memory_curator.core.vault.slug import slugify
+from memory_curator.core.vault.staging import StagedFiles, recover
 
 TRASH_DIR = ".trash"
 STATE_DIR = ".memory-curator"
@@ -115,6 +116,23 @@ class Vault:
         return self.checked(f"{item.category}/{day}_{slugify(item.title)}.md")
 
     # -- read / write ---------------------------------------------------------------------------------
+
+    def write_new(self, items: list[MemoryItem]) -> list[str]:
+        """Write new memories all together or not at all (see ``staging``); returns their relative paths."""
+        if len(items) == 1:
+            return [self.write(items[0], None)]
+        staged = StagedFiles(self.state_dir, self.root, self.checked)
+        try:
+            for item in items:
+                staged.add(self.rel(self.new_path(item)), encode_memory(item))
+        except BaseException:
+            staged.discard()
+            raise
+        return staged.commit()
+
+    def recover(self) -> int:
+        """Finish or drop the batches of new files a kill interrupted. Hold the write lock."""
+        return recover(self.state_dir, self.checked)
 
     def write(self, item: MemoryItem, rel: str | None) -> str:
         """Write ``item``; returns its relative path. A rewrite keeps the file where it is, and the lines
