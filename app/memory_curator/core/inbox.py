@@ -14,7 +14,7 @@ from typing import Any
 from memory_curator.core.errors import MemoryNotFoundError, ValidationError
 from memory_curator.core.index import listing
 from memory_curator.core.lifecycle.review import SETTING, is_pending, mark_pending, without_review
-from memory_curator.core.memories import Memories
+from memory_curator.core.memories import Memories, writes
 from memory_curator.core.model import MemoryItem
 
 _EDITABLE = ("content", "title", "keywords", "category", "salience", "session_id")
@@ -46,27 +46,30 @@ class InboxAction:
 
 
 class Inbox:
+    """Each action reads what it changes under the write lock (``writes``): another process's change to a
+    memory in between is kept."""
+
     def __init__(self, memories: Memories):
-        self._memories = memories
+        self.memories = memories
 
     @property
     def enabled(self) -> bool:
-        return self._memories.settings.get(SETTING, True) is not False
+        return self.memories.settings.get(SETTING, True) is not False
 
     def set_enabled(self, on: bool) -> None:
-        self._memories.settings.set(SETTING, bool(on))
+        self.memories.settings.set(SETTING, bool(on))
 
     def items(self, limit: int = 500) -> list[MemoryItem]:
         """Memories waiting for review, oldest first."""
-        return listing.pending(self._memories.store, limit)
+        return listing.pending(self.memories.store, limit)
 
     def count(self) -> int:
-        return listing.pending_count(self._memories.store)
+        return listing.pending_count(self.memories.store)
 
     def _pending(self, ids: Iterable[str]) -> dict[str, MemoryItem]:
         out: dict[str, MemoryItem] = {}
         for mid in ids:
-            item = self._memories.fresh(mid)
+            item = self.memories.fresh(mid)
             if item is None:
                 raise MemoryNotFoundError(mid)
             if not is_pending(item):
@@ -78,50 +81,55 @@ class Inbox:
 
     # -- actions --------------------------------------------------------------------------------------
 
+    @writes
     def approve(self, ids: Iterable[str]) -> InboxAction:
         before = self._pending(ids)
         for mid, item in before.items():
-            self._memories.update(mid, extra=without_review(item.extra))
+            self.memories.update(mid, extra=without_review(item.extra))
         return InboxAction("approve", tuple(before), before)
 
+    @writes
     def reject(self, ids: Iterable[str]) -> InboxAction:
         """Move the memories to the trash (restorable)."""
         before = self._pending(ids)
         for mid in before:
-            self._memories.delete(mid)
+            self.memories.delete(mid)
         return InboxAction("reject", tuple(before), before)
 
+    @writes
     def edit(self, memory_id: str, **changes: Any) -> InboxAction:
         """Change a memory and approve it in one step."""
         unknown = set(changes) - set(_EDITABLE)
         if unknown:
             raise ValidationError(f"Cannot edit {', '.join(sorted(unknown))} here.", field=sorted(unknown)[0])
         before = self._pending([memory_id])
-        self._memories.update(memory_id, **changes, extra=without_review(before[memory_id].extra))
+        self.memories.update(memory_id, **changes, extra=without_review(before[memory_id].extra))
         return InboxAction("edit", (memory_id,), before)
 
+    @writes
     def merge(self, memory_id: str, into: str) -> InboxAction:
         """Append the memory's text and keywords to ``into`` (an existing memory), then trash it."""
         if memory_id == into:
             raise ValidationError("A memory cannot be merged into itself.", field="into")
         before = self._pending([memory_id])
-        target = self._memories.fresh(into)
+        target = self.memories.fresh(into)
         if target is None:
             raise MemoryNotFoundError(into)
         incoming = before[memory_id]
-        self._memories.update(into, content=f"{target.content}\n\n{incoming.content}",
-                         keywords=[*target.keywords, *incoming.keywords])
-        self._memories.delete(memory_id)
+        self.memories.update(into, content=f"{target.content}\n\n{incoming.content}",
+                             keywords=[*target.keywords, *incoming.keywords])
+        self.memories.delete(memory_id)
         return InboxAction("merge", (memory_id,), {**before, into: target}, target=into)
 
+    @writes
     def undo(self, action: InboxAction) -> None:
         """Put things back as they were before ``action``."""
         if action.kind in ("approve", "edit"):
             for mid in action.ids:
                 old = action.before[mid]
-                self._memories.update(mid, **{k: getattr(old, k) for k in _EDITABLE}, extra=mark_pending(old.extra))
+                self.memories.update(mid, **{k: getattr(old, k) for k in _EDITABLE}, extra=mark_pending(old.extra))
             return
         if action.kind == "merge" and action.target is not None:
             old = action.before[action.target]
-            self._memories.update(action.target, content=old.content, keywords=list(old.keywords))
-        self._memories.restore_many(action.ids)  # reject and merge trashed them; the trashed files are still pending
+            self.memories.update(action.target, content=old.content, keywords=list(old.keywords))
+        self.memories.restore_many(action.ids)  # reject and merge trashed them; the trashed files are still pending

@@ -8,6 +8,7 @@ Lifecycle modules, the inbox and history receive this object, never the service.
 
 from __future__ import annotations
 
+import functools
 import time
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -31,6 +32,18 @@ from memory_curator.core.vault.settings import VaultSettings
 from memory_curator.core.vault.store import Vault
 
 HISTORY_BATCH_S = 2.0  # changes made within this long of each other go into one git commit
+
+
+def writes(method):
+    """A method that is one change to the vault, of an object with ``memories``: it runs in
+    ``memories.writing()``, so what it reads and writes no other process changes in between."""
+
+    @functools.wraps(method)
+    def wrapper(self: Any, *args: Any, **kwargs: Any) -> Any:
+        with self.memories.writing():
+            return method(self, *args, **kwargs)
+
+    return wrapper
 
 
 class Memories:

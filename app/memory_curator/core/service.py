@@ -8,7 +8,6 @@ state is an Embedding (core/embedding.py), rows come from core/index/, the lifec
 
 from __future__ import annotations
 
-import functools
 import logging
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
@@ -30,7 +29,7 @@ from memory_curator.core.ingest.report import FileResult, ImportReport
 from memory_curator.core.lifecycle import access, batches, consolidation, decay, dedup, grouping, supersede
 from memory_curator.core.lifecycle.importance import ImportanceScore
 from memory_curator.core.lifecycle.trash import delete_trashed, trashed_items
-from memory_curator.core.memories import Memories
+from memory_curator.core.memories import Memories, writes
 from memory_curator.core.model import BatchResult, MemoryItem, SearchResult
 from memory_curator.core.progress import CancelToken, ProgressFn, Tracker
 from memory_curator.core.vault.codec import check_salience
@@ -40,17 +39,6 @@ from memory_curator.core.vault.store import Vault
 from memory_curator.core.versions import Versions
 
 log = logging.getLogger(__name__)
-
-
-def _writes(method):
-    """A change to the vault (Memories.writing): under the cross-process write lock, then a history commit."""
-
-    @functools.wraps(method)
-    def wrapper(self: MemoryService, *args: Any, **kwargs: Any) -> Any:
-        with self.memories.writing():
-            return method(self, *args, **kwargs)
-
-    return wrapper
 
 
 class MemoryService:
@@ -203,7 +191,7 @@ class MemoryService:
         """``restore`` for several (one not in the trash raises MemoryNotFoundError unless ``missing_ok``)."""
         return self.memories.restore_many(memory_ids, missing_ok=missing_ok)
 
-    @_writes
+    @writes
     def empty_trash(self) -> int:
         """Delete the trashed files for good. Returns how many."""
         return delete_trashed(self.vault)
@@ -212,7 +200,7 @@ class MemoryService:
         """Importance now, with its parts (lifecycle.importance documents the formula)."""
         return access.score_of(self.store, self.config, self.memories.require(memory_id).id)
 
-    @_writes
+    @writes
     def set_score(self, memory_id: str, score: float | None) -> ImportanceScore:
         """Set importance by hand (kept in the file as ``importance_override``); None returns to the formula."""
         self.update(memory_id, importance_override=None if score is None else check_salience(score, "score"))
@@ -222,7 +210,7 @@ class MemoryService:
         """Recompute every memory's importance and drop access-log rows older than the window."""
         return access.refresh_all(self.store, self.config)
 
-    @_writes
+    @writes
     def decay_salience(self, days_inactive: int | None = None) -> int:
         """One decay run (lifecycle.decay): returns how many memories lost salience."""
         days = self.config.salience_decay_days if days_inactive is None else days_inactive
@@ -230,20 +218,20 @@ class MemoryService:
         self.refresh_importance()
         return n
 
-    @_writes
+    @writes
     def pin(self, memory_id: str, floor: float | None = None) -> MemoryItem:
         return decay.pin(self.store, self.vault, memory_id, floor)
 
-    @_writes
+    @writes
     def unpin(self, memory_id: str) -> MemoryItem:
         return decay.unpin(self.store, self.vault, memory_id)
 
-    @_writes
+    @writes
     def supersede(self, old_id: str, new_id: str) -> tuple[MemoryItem, MemoryItem]:
         """``old_id`` is replaced by ``new_id``: linked both ways, the old one hidden from default search."""
         return supersede.supersede(self.store, self.vault, old_id, new_id)
 
-    @_writes
+    @writes
     def unsupersede(self, old_id: str) -> MemoryItem:
         return supersede.unsupersede(self.store, self.vault, old_id)
 
@@ -251,13 +239,13 @@ class MemoryService:
         """The versions of a memory linked by supersede, oldest first (its history of contradictions)."""
         return supersede.history(self.store, memory_id)
 
-    @_writes
+    @writes
     def cleanup(self, min_salience: float | None = None) -> int:
         """Move unpinned memories below ``min_salience`` to the trash (restorable). Returns how many."""
         threshold = self.config.cleanup_threshold if min_salience is None else min_salience
         return decay.move_to_trash(self.store, self.vault, decay.faded_ids(self.store, threshold))
 
-    @_writes
+    @writes
     def clear_expired(self) -> int:
         """Move memories whose ``expires_at`` has passed to the trash. Returns how many."""
         return decay.move_to_trash(self.store, self.vault, decay.expired_ids(self.store))
@@ -275,7 +263,7 @@ class MemoryService:
         items = consolidation.sources(self.store, ids, query, limit, self._hits)
         return consolidation.preview(items, title=title, category=category, max_chars=max_chars)
 
-    @_writes
+    @writes
     def consolidate(self, ids: Sequence[str] | None = None, *, query: str | None = None, limit: int = 10,
                     preserve_originals: bool = True, title: str | None = None, category: str | None = None,
                     max_chars: int = 4000) -> consolidation.ConsolidationResult:
@@ -284,7 +272,7 @@ class MemoryService:
         return consolidation.consolidate(self.memories, items, preserve_originals=preserve_originals, title=title,
                                          category=category, max_chars=max_chars)
 
-    @_writes
+    @writes
     def undo_consolidation(self, summary_id: str) -> list[MemoryItem]:
         """Take a consolidation back: the originals return and the summary goes to the trash."""
         return consolidation.undo(self.memories, summary_id)

@@ -96,10 +96,11 @@ def update_batch(memories: Memories, updates: Sequence[Mapping[str, Any]], mode:
                  chunk: int = CHUNK) -> tuple[list[MemoryItem], list[dict]]:
     """Returns (updated memories in input order, errors)."""
     check_mode(mode)
-    planned, errors = plan(memories, updates, mode)
-    tracker.total = len(planned)
     done: list[_Planned] = []
+    # The files are read under the lock: a change another process makes while this one waits is kept.
     with memories.writing():
+        planned, errors = plan(memories, updates, mode)
+        tracker.total = len(planned)
         if mode == "rollback":
             undo: list[_Undo] = []
             try:

@@ -112,16 +112,17 @@ def save(memories: Memories, on_duplicate: str, item: MemoryItem, save_args: dic
     dup = found[0] if found else None
     if dup is None or on_duplicate == "add":
         return SaveOutcome(memories.create(**save_args), "added", dup)
-    existing = memories.fresh(dup.memory_id)
-    assert existing is not None
-    if on_duplicate == "skip":
-        return SaveOutcome(existing, "skipped", dup)
-    merged = memories.update(
-        existing.id,
-        content=merged_content(existing.content, item.content),
-        keywords=tuple(dict.fromkeys((*existing.keywords, *item.keywords))),
-        salience=max(existing.salience, item.salience),
-    )
+    with memories.writing():  # read and merge as one change: another process's edit in between is kept
+        existing = memories.fresh(dup.memory_id)
+        assert existing is not None
+        if on_duplicate == "skip":
+            return SaveOutcome(existing, "skipped", dup)
+        merged = memories.update(
+            existing.id,
+            content=merged_content(existing.content, item.content),
+            keywords=tuple(dict.fromkeys((*existing.keywords, *item.keywords))),
+            salience=max(existing.salience, item.salience),
+        )
     return SaveOutcome(merged, "merged", dup)
 
 
