@@ -5,6 +5,7 @@ session_id, keywords, category "context", source "user"}; the returned ids (in s
 dataset ids; each query runs as ``search(query, limit=10, mode=...)`` in its own group's vault.
 
     python bench/eval_locomo.py [--data DIR] [--modes keyword,semantic,hybrid] [--groups conv-26] [--embedder local]
+    python bench/eval_locomo.py --modes hybrid@0,hybrid@0.5    # hybrid without and with the graph leg
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ import sys
 import tempfile
 import time
 from collections import defaultdict
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -81,8 +82,13 @@ def evaluate(memories: list[dict], queries: list[dict], embedder: Any = "local",
             for q in (q for q in queries if q["group"] == group):
                 relevant = set(q["relevant_ids"])
                 for mode in modes:
+                    # "hybrid@0.3": hybrid with the graph leg at that weight (0 = off; plain "hybrid": the default).
+                    base, _, g = mode.partition("@")
                     t = time.perf_counter()
-                    hits = svc.search(q["query"], limit=10, mode=mode)
+                    if g:  # the service reads the leg's weight from its config
+                        svc.config = replace(CONFIG, graph_weight=float(g))
+                    hits = svc.search(q["query"], limit=10, mode=base)
+                    svc.config = CONFIG
                     result.modes[mode].latencies_ms.append((time.perf_counter() - t) * 1000)
                     ranked = [to_dataset[h.memory.id] for h in hits]
                     result.modes[mode].runs.append((ranked, relevant, q["category_name"]))

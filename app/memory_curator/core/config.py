@@ -27,6 +27,8 @@ class MemoryConfig:
     default_search_limit: int = 5
     max_search_limit: int = 100
     keyword_weight: float = 0.5  # the keyword side's share of a hybrid score (core/fusion.py)
+    # The graph leg's weight in hybrid search (entities the query names; 0 = off). LoCoMo dev: see README.
+    graph_weight: float = 0.0
 
     # Lifecycle
     default_salience: float = 0.8

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import functools
 import time
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import replace
 from typing import Any
@@ -58,6 +58,8 @@ class Memories:
         self.history = GitHistory(vault.root)
         self.history_pending = False
         self._history_at = 0.0
+        # Labels a new memory before it is written (core/graph/classify.py); set by the facade.
+        self.label: Callable[[MemoryItem], MemoryItem] | None = None
 
     @contextmanager
     def writing(self) -> Iterator[None]:
@@ -142,6 +144,8 @@ class Memories:
     def write_new(self, items: Sequence[MemoryItem], tracker: Tracker | None = None) -> list[MemoryItem]:
         """Files first (the truth), then the index rows in one transaction, then embeddings."""
         written: list[tuple[MemoryItem, str]] = []
+        if self.label is not None:
+            items = [self.label(it) for it in items]
         if lands_in_inbox("ai", self.settings.get(INBOX_SETTING)):
             items = [replace(it, extra=mark_pending(it.extra)) if it.source == "ai" else it for it in items]
         try:

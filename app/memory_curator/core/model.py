@@ -118,6 +118,11 @@ class RankExplanation:
     importance: float
     note: str = ""
     context_contribution: float = 0.0  # the part of the score lent by session neighbours (core/fusion.py)
+    # The graph leg (entities the query names, core/graph/retrieval.py): its rank, share and how it got there.
+    graph_rank: int | None = None
+    graph_contribution: float = 0.0
+    graph_weight: float = 0.0
+    graph_note: str = ""
 
 
 @dataclass(frozen=True)

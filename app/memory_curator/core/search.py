@@ -8,13 +8,15 @@ semantic as the cosine similarity between the query and the memory's context vec
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from memory_curator.core import blas, fusion
 from memory_curator.core.config import MemoryConfig
 from memory_curator.core.embed.base import Embedder
 from memory_curator.core.embedding import Embedding
 from memory_curator.core.errors import ValidationError
+from memory_curator.core.graph.graph import EntityGraph
+from memory_curator.core.graph.retrieval import GraphLeg
 from memory_curator.core.index import search_rows
 from memory_curator.core.index.filters import Filters
 from memory_curator.core.index.neighbours import session_neighbours
@@ -49,6 +51,7 @@ class _Candidate:
     semantic_rank: int | None = None
     distance: float | None = None
     chunk_snippet: str | None = None
+    graph_rank: int | None = None
     fused: float = 0.0
     extras: dict = field(default_factory=dict)
 
@@ -217,6 +220,8 @@ def run(
     sort_by: str = "relevance",
     keyword_weight: float = 0.5,
     warnings: Sequence[str] = (),
+    graph: GraphLeg | None = None,
+    graph_weight: float = 0.0,
 ) -> SearchOutcome:
     """Rank memories for ``query``. ``query_vec`` is None when semantic ranking is unavailable."""
     with blas.one_thread():
@@ -253,6 +258,14 @@ def _run(store: IndexStore, query: str, *, query_vec: Sequence[float] | None, em
         for rank, (pk, dist, text) in enumerate(semantic_ranked(store, query_vec, filters, n), start=1):
             c = cands.setdefault(pk, _Candidate(pk))
             c.semantic_rank, c.distance, c.chunk_snippet = rank, dist, text
+    wg = graph_weight if graph is not None and mode == "hybrid" else 0.0
+    top_graph = max((s for _pk, s in graph.ranked), default=0.0) if graph is not None and wg > 0 else 0.0
+    if top_graph > 0:  # the entity-aware leg (core/graph/retrieval.py): its score over its best, times wg
+        for rank, (pk, _s) in enumerate(graph.ranked, start=1):  # type: ignore[union-attr]
+            cands.setdefault(pk, _Candidate(pk)).graph_rank = rank
+        graph_side = {pk: wg * s / top_graph for pk, s in graph.ranked}  # type: ignore[union-attr]
+    else:
+        graph_side = {}
 
     top = [c.pk for c in cands.values()
            if min(c.keyword_rank or 10**9, c.semantic_rank or 10**9) <= fusion.CONTEXT_CANDIDATES]
@@ -267,8 +280,8 @@ def _run(store: IndexStore, query: str, *, query_vec: Sequence[float] | None, em
     scored = fusion.fuse(members, bm25, vectors, qv, mean, pairs, wk, ws, unreadable)
     for pk in members:
         c = cands.setdefault(pk, _Candidate(pk))
-        c.fused = scored[pk].score
-        c.extras = {"scored": scored[pk]}
+        c.fused = scored[pk].score + graph_side.get(pk, 0.0)
+        c.extras = {"scored": scored[pk], "gc": graph_side.get(pk, 0.0)}
 
     # A result needs evidence of its own that carries weight: a query word it holds, or a vector the model
     # can read (not a semantic hit that the query's language made worthless). A neighbour that only lends
@@ -276,7 +289,8 @@ def _run(store: IndexStore, query: str, *, query_vec: Sequence[float] | None, em
     # keyword rank.
     ordered = sorted(
         (c for c in cands.values()
-         if (wk > 0 and c.keyword_rank is not None) or (ws > 0 and c.extras["scored"].cosine is not None)),
+         if (wk > 0 and c.keyword_rank is not None) or (ws > 0 and c.extras["scored"].cosine is not None)
+         or c.extras["gc"] > 0),
         key=lambda c: (-c.fused, c.semantic_rank or 10**9, c.keyword_rank or 10**9),
     )
     ordered, items = _load_items(store, ordered, len(ordered) if sort_by != "relevance" else limit)
@@ -289,7 +303,7 @@ def _run(store: IndexStore, query: str, *, query_vec: Sequence[float] | None, em
     for c in ordered[:limit]:
         item = items[c.pk]
         sc: fusion.Scored = c.extras["scored"]
-        score = (sc.cosine or 0.0) if mode_used == "semantic" else c.fused
+        score = (sc.cosine or 0.0) if mode_used == "semantic" else c.fused / (1.0 + wg)
         snippet = c.chunk_snippet if c.chunk_snippet and c.keyword_rank is None else best_snippet(item.content, terms)
         results.append(
             SearchResult(
@@ -311,14 +325,18 @@ def _run(store: IndexStore, query: str, *, query_vec: Sequence[float] | None, em
                     importance=item.importance,
                     note=note,
                     context_contribution=sc.context,
+                    graph_rank=c.graph_rank,
+                    graph_contribution=c.extras["gc"],
+                    graph_weight=wg,
+                    graph_note=graph.why.get(c.pk, "") if graph is not None and c.graph_rank else "",
                 ),
             )
         )
     return SearchOutcome(results, mode_used, tuple(warn))
 
 
-def answer(store: IndexStore, embedding: Embedding, config: MemoryConfig, query: str, *, limit: int | None,
-           mode: str, filters: Filters, sort_by: str, keyword_weight: float | None) -> SearchOutcome:
+def answer(store: IndexStore, embedding: Embedding, config: MemoryConfig, graph: EntityGraph | None, query: str, *,
+           limit: int | None, mode: str, filters: Filters, sort_by: str, keyword_weight: float | None) -> SearchOutcome:
     """A caller's search: checked, with the configured defaults, and the query's vector when the embedder can
     give one (semantic and hybrid fall back to keyword results, with a warning, while it cannot)."""
     limit = config.default_search_limit if limit is None else limit
@@ -326,10 +344,15 @@ def answer(store: IndexStore, embedding: Embedding, config: MemoryConfig, query:
     validate(mode, sort_by, limit, kw_weight, config.max_search_limit)
     if not isinstance(query, str) or not query.strip():
         raise ValidationError("The search query is empty.", field="query")
+    if graph is not None and filters.actor:  # seed 002's actor scope: every name of the actor's entity
+        filters = replace(filters, actor_keys=tuple(graph.keys_of(filters.actor)))
+    g_weight = config.graph_weight  # the graph leg (core/graph/retrieval.py): 0 = off
+    leg = graph.search_leg(query, filters, limit) if graph is not None and mode == "hybrid" and g_weight > 0 else None
     warnings: list[str] = []
     query_vec = embedding.query_vector(query, mode, warnings) if mode != "keyword" else None
     return run(store, query, query_vec=query_vec, embedder=embedding.embedder, mode=mode, limit=limit,
-               filters=filters, sort_by=sort_by, keyword_weight=kw_weight, warnings=warnings)
+               filters=filters, sort_by=sort_by, keyword_weight=kw_weight, warnings=warnings, graph=leg,
+               graph_weight=g_weight)
 
 
 def tagged(store: IndexStore, keywords: Iterable[str], limit: int, match_all: bool) -> list[str]:

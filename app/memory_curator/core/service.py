@@ -19,12 +19,12 @@ from memory_curator.core.config import MemoryConfig
 from memory_curator.core.embed.base import Embedder
 from memory_curator.core.embedding import Embedding
 from memory_curator.core.errors import StorageError
+from memory_curator.core.graph import graph
 from memory_curator.core.inbox import Inbox
 from memory_curator.core.index import listing, recovery
 from memory_curator.core.index.filters import Filters
 from memory_curator.core.index.store import IndexStore
-from memory_curator.core.ingest import exports, importer
-from memory_curator.core.ingest.ocr import OcrSettings
+from memory_curator.core.ingest import exports, importer, ocr
 from memory_curator.core.ingest.report import FileResult, ImportReport
 from memory_curator.core.lifecycle import access, batches, consolidation, decay, dedup, grouping, supersede
 from memory_curator.core.lifecycle.importance import ImportanceScore
@@ -54,6 +54,7 @@ class MemoryService:
         self.history = self.memories.history
         self.inbox = Inbox(self.memories)
         self.versions = Versions(self.memories)  # a memory's versions in the vault's git history
+        self.graph = graph.EntityGraph.of_vault(store, vault.root, self.memories, settings)  # and its .labels
         self.last_warnings: tuple[str, ...] = ()
         self.last_sync: indexing.SyncReport | None = None
         self._changes = ChangeMonitor(store, vault, self._sync_changed, watch=config.watch_files)  # from now on
@@ -309,12 +310,12 @@ class MemoryService:
                session_id: str | None = None, min_salience: float = 0.0, sort_by: str = "relevance", *,
                keyword_weight: float | None = None, scope: str | Sequence[str] | None = None, actor: str | None = None,
                include_superseded: bool = False, record_access: bool = True, memory_type: str | None = None,
-               include_expired: bool = False) -> list[SearchResult]:
+               include_expired: bool = False, label: str | None = None) -> list[SearchResult]:
         """Rank memories for ``query`` (keyword results, with ``last_warnings``, while the embedder is down)."""
         filters = Filters(category=category, session_id=session_id, min_salience=float(min_salience),
                           include_superseded=include_superseded, scope=scope, actor=actor, memory_type=memory_type,
-                          include_expired=include_expired)
-        outcome = search.answer(self.store, self.embedding, self.config, query, limit=limit, mode=mode,
+                          include_expired=include_expired, label=label)
+        outcome = search.answer(self.store, self.embedding, self.config, self.graph, query, limit=limit, mode=mode,
                                 filters=filters, sort_by=sort_by, keyword_weight=keyword_weight)
         self.last_warnings = outcome.warnings
         if record_access and outcome.results:
@@ -363,8 +364,7 @@ class MemoryService:
             paths, save=self.save_batch, exists=lambda mid: self.store.file_info(mid) is not None,
             category=None if category is None else validate_category(category),
             max_text_bytes=self.config.max_content_bytes, vault_root=self.vault.root, progress=progress,
-            cancel=cancel, on_file=on_file,
-            ocr_settings=OcrSettings(self.config.ocr_command, tuple(self.config.ocr_languages)))
+            cancel=cancel, on_file=on_file, ocr_settings=ocr.OcrSettings.of(self.config))
 
     def import_memories(self, source_path: str | Path, *, category: str | None = None) -> int:
         """The seed's API: import a file or folder; returns how many memories were created."""
@@ -377,7 +377,7 @@ class MemoryService:
                                     category)
 
     def problems(self) -> list[model.VaultProblem]:
-        return self.store.problems()
+        return self.store.problems() + self.graph.problems()
 
     def health(self, limit: int = 500) -> health.VaultHealth:
         """Unreadable files (with reasons), memories without embeddings, and index rows without files."""

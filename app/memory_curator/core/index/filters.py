@@ -18,6 +18,8 @@ class Filters:
     include_superseded: bool = False
     scope: str | Sequence[str] | None = None  # one scope or several (any of them)
     actor: str | None = None
+    label: str | None = None  # a classification label (core/graph/classify.py) the memory carries
+    actor_keys: tuple[str, ...] = ()  # the actor's entity names in the graph; set: the actor scope goes by it
     include_expired: bool = False
     memory_type: str | None = None  # "episodic" | "emotional" | "procedural"
 
@@ -43,7 +45,14 @@ class Filters:
             scopes = [self.scope] if isinstance(self.scope, str) else list(self.scope)
             clauses.append(f"m.scope IN ({','.join('?' * len(scopes))})")
             params.extend(scopes)
-        if self.actor:
+        if self.label:
+            clauses.append("EXISTS (SELECT 1 FROM json_each(m.meta_json, '$.extra.labels') WHERE key = ?)")
+            params.append(self.label)
+        if self.actor_keys:  # seed 002's actor scope: memories linked to the actor's entity, by any name
+            marks = ",".join("?" * len(self.actor_keys))
+            clauses.append(f"m.pk IN (SELECT memory_pk FROM graph_mentions WHERE key IN ({marks}))")
+            params.extend(self.actor_keys)
+        elif self.actor:
             clauses.append(
                 "EXISTS (SELECT 1 FROM json_each(m.meta_json, '$.actors') WHERE json_each.value = ?)"
             )

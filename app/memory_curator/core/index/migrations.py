@@ -184,6 +184,35 @@ def m007_fts_finnish_stems(conn: Connection) -> None:
     )
 
 
+def m008_graph(conn: Connection) -> None:
+    """The entity graph (core/graph): each memory's entity mentions and its edges to other memories, derived
+    from the files like every other row. Memories indexed before it are read again at the next sync."""
+    run_script(conn,
+        """
+        CREATE TABLE graph_mentions (
+            memory_pk INTEGER NOT NULL REFERENCES memories(pk) ON DELETE CASCADE,
+            key TEXT NOT NULL,      -- the folded name (core/graph/extract.fold)
+            name TEXT NOT NULL,     -- as written
+            source TEXT NOT NULL,   -- actor | wikilink | keyword | name
+            PRIMARY KEY (memory_pk, key, source)
+        ) WITHOUT ROWID;
+        CREATE INDEX idx_graph_mentions_key ON graph_mentions(key, memory_pk);
+
+        -- A link is two rows meeting on target: one of kind 'self' (a name of the memory linked to) and one
+        -- of another kind (wikilink, supersedes, part...) in the memory that links.
+        CREATE TABLE graph_edges (
+            memory_pk INTEGER NOT NULL REFERENCES memories(pk) ON DELETE CASCADE,
+            target TEXT NOT NULL,
+            kind TEXT NOT NULL,
+            PRIMARY KEY (memory_pk, target, kind)
+        ) WITHOUT ROWID;
+        CREATE INDEX idx_graph_edges_target ON graph_edges(target, kind);
+
+        UPDATE memories SET file_mtime_ns = 0;
+        """
+    )
+
+
 MIGRATIONS: list[tuple[int, str, Callable[[Connection], None]]] = [
     (1, "initial", m001_initial),
     (2, "lifecycle", m002_lifecycle),
@@ -192,6 +221,7 @@ MIGRATIONS: list[tuple[int, str, Callable[[Connection], None]]] = [
     (5, "content_version", m005_content_version),
     (6, "no_content_triggers", m006_no_content_triggers),
     (7, "fts_finnish_stems", m007_fts_finnish_stems),
+    (8, "graph", m008_graph),
 ]
 
 

@@ -11,7 +11,8 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from memory_curator.core.index import migrations
+from memory_curator.core.graph import extract
+from memory_curator.core.index import graph, migrations
 from memory_curator.core.index.db import Connection, connect
 from memory_curator.core.index.vectors import VectorTable
 from memory_curator.core.model import MemoryItem, VaultProblem, utcnow
@@ -61,6 +62,8 @@ class MemoryRow(NamedTuple):
     id: str
     values: tuple  # the columns of _MEMORY_COLUMNS but id, in that order
     fts: tuple[str, str, str, str]  # title, content, keywords, stems as the full-text index reads them
+    mentions: tuple = ()  # (key, name, source) of the entities it mentions (core/graph/extract.py)
+    edges: tuple = ()  # (target, kind) of its links
 
 
 _MEMORY_COLUMNS = (
@@ -80,7 +83,7 @@ def memory_row(item: MemoryItem, rel: str, mtime_ns: int, size: int) -> MemoryRo
         mtime_ns, size, *_promoted(item),
     )  # fmt: skip
     fts = fts_row(item.title, item.content, " ".join(item.keywords))
-    return MemoryRow(item.id, values, fts)
+    return MemoryRow(item.id, values, fts, tuple(extract.mentions(item)), tuple(extract.edges(item, rel)))
 
 
 @dataclass(frozen=True)
@@ -100,6 +103,7 @@ class IndexStore:
         self.root = root
         self._root_str = str(root)
         self.vectors = VectorTable(conn)
+        self.graph_rows = graph.GraphRows(conn)
         self._depth = 0
         self._content_changed = False
 
@@ -187,6 +191,7 @@ class IndexStore:
             self.conn.execute("DELETE FROM memories_fts WHERE rowid = ?", (pk,))
         self.conn.execute("INSERT INTO memories_fts (rowid, title, content, keywords, stems) VALUES (?, ?, ?, ?, ?)",
                           (pk, *row.fts))
+        graph.write(self.conn, pk, row.mentions, row.edges, replace=found is not None)
         self._touched()
         return pk
 
@@ -216,6 +221,7 @@ class IndexStore:
     def clear_all(self) -> None:
         """Drop every derived row (access statistics stay: they cannot be rebuilt from files)."""
         self.conn.execute("DELETE FROM memory_chunks")
+        graph.clear(self.conn)  # before the memories: a cascade per row would cost a tenth of a rebuild
         # 'delete-all' drops the segments; a plain DELETE would leave a tombstone per row for merges to carry.
         self.conn.execute("INSERT INTO memories_fts (memories_fts) VALUES ('delete-all')")
         self.conn.execute("DELETE FROM memories")

@@ -37,6 +37,11 @@ class OcrSettings:
     command: str = "tesseract"
     languages: tuple[str, ...] = ("eng", "fin", "jpn")  # those installed are used, together
 
+    @classmethod
+    def of(cls, config) -> OcrSettings:
+        """From the engine's MemoryConfig (``ocr_command``, ``ocr_languages``)."""
+        return cls(config.ocr_command, tuple(config.ocr_languages))
+
 
 class OcrUnavailable(ImportFileError):
     pass

@@ -88,3 +88,10 @@ def function_words(text: str) -> set[str]:
     with _lock:
         return {m.surface() for piece in _pieces(text) for m in tok.tokenize(piece, mode)
                 if m.part_of_speech()[0] not in CONTENT_POS}
+
+
+def tagged(text: str) -> list[tuple[str, tuple[str, ...]]]:
+    """(surface, part of speech) of every morpheme of ``text`` (the names in core/graph read the POS)."""
+    tok, mode = _load()
+    with _lock:
+        return [(m.surface(), tuple(m.part_of_speech())) for piece in _pieces(text) for m in tok.tokenize(piece, mode)]

@@ -30,6 +30,7 @@ def split_keywords(text: str) -> list[str]:
 class MemoryEditor(QWidget):
     save_requested = Signal(object, dict)  # the memory being edited (None for a new one), the form's values
     dirty_changed = Signal(bool)
+    loaded = Signal(object)  # the memory now shown (None: an empty form); the Graph pane follows it
 
     def __init__(self, parent=None):
         super().__init__(parent)
@@ -111,6 +112,7 @@ class MemoryEditor(QWidget):
         self.info.setText(self._describe(item))
         self._loading = False
         self._set_dirty(False)
+        self.loaded.emit(item)
 
     def loaded_id(self) -> str | None:
         return self.item.id if self.item else None

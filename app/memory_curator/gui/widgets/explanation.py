@@ -27,12 +27,17 @@ def explain_html(result: SearchResult) -> str:
         (f"Semantic contribution  w·cosine above a typical memory's, w={e.semantic_weight:.2f}",
          f"{e.semantic_contribution:.5f}"),
         ("Of that, lent by neighbours in its session", f"{e.context_contribution:.5f}"),
+        *([("Graph rank (entities the query names)", rank(e.graph_rank)),
+           (f"Graph contribution  w·score/best, w={e.graph_weight:.2f}", f"{e.graph_contribution:.5f}")]
+          if e.graph_weight else []),
         ("Salience", f"{e.salience:.2f}"),
         ("Importance (from recall history)", f"{e.importance:.2f}"),
         ("Final score", f"{result.score:.4f}"),
     ]
     table = "".join(f"<tr><td>{k}</td><td align='right'><b>{v}</b></td></tr>" for k, v in rows)
     note = f"<p><i>{html.escape(e.note)}</i></p>" if e.note else ""
+    if e.graph_note:
+        note += f"<p>Graph: {html.escape(e.graph_note)}</p>"
     matched = (f"<p>Matched keywords: {html.escape(', '.join(result.matched_keywords))}</p>"
                if result.matched_keywords else "")
     return f"<h3>Why “{title}”</h3><table cellspacing='4'>{table}</table>{matched}{note}"

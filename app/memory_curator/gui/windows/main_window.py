@@ -26,7 +26,7 @@ from PySide6.QtWidgets import (
 from memory_curator.core.embed.base import Embedder
 from memory_curator.core.errors import ValidationError
 from memory_curator.core.model import MemoryItem, SearchResult
-from memory_curator.gui import commands
+from memory_curator.gui import commands, graph_panes
 from memory_curator.gui.about import show_about
 from memory_curator.gui.models.browse import BrowseModel, browse_counts
 from memory_curator.gui.models.memory_table import ListFilter, MemoryTableModel
@@ -122,6 +122,7 @@ class MainWindow(QMainWindow):
         self.add_pane("Vault health", self.health)
         self.inbox = InboxPane()
         self.add_pane("Inbox", self.inbox)
+        self.graph_panes = graph_panes.attach(self)  # Entities and Graph panes, clickable [[wikilinks]]
 
         split = QSplitter(Qt.Orientation.Horizontal)
         split.addWidget(self.browse)

@@ -1,0 +1,112 @@
+"""What a memory says about the graph: the entities it mentions and the memories it points at.
+
+Derived from the file alone, so the index can rebuild it (and a helper process can compute it during a
+rebuild). What a user corrects lives in ``entities.yaml`` (core/graph/corrections.py) and is applied on top.
+
+Sources of entities, each kept with the mention: ``actor`` (the ``actors`` field, seed 002's actor_id),
+``wikilink`` (``[[Target]]`` or ``[[Target|label]]``: the target is the entity), ``keyword`` (the tags) and
+``name`` (proper nouns in the text, core/graph/names.py).
+
+Edges to other memories, by what they point at: ``id:<memory id>`` for ``supersedes``, ``superseded_by``,
+``consolidated_from`` and a document's ``parts`` / ``parent``; ``title:<folded title>`` for a wikilink. Every
+memory also carries ``self`` edges naming itself (its id, folded title and file name) so a link is resolved
+by meeting them: the index never has to know titles when it stores a link.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from typing import NamedTuple
+
+from memory_curator.core.graph.names import names
+from memory_curator.core.model import MemoryItem
+
+SOURCES = ("actor", "wikilink", "keyword", "name")
+EDGE_KINDS = ("wikilink", "supersedes", "superseded_by", "consolidated_from", "part", "parent", "link")
+MAX_NAME_CHARS = 20_000  # names are looked for in the opening of a long text (a book-length memory adds little)
+_WIKILINK = re.compile(r"\[\[([^\[\]|#\n]{1,200})(?:#[^\[\]|\n]*)?(?:\|([^\[\]\n]{0,200}))?\]\]")
+_SPACE = re.compile(r"\s+")
+
+
+class Mention(NamedTuple):
+    key: str  # the folded name entities are matched by
+    name: str  # as written
+    source: str  # one of SOURCES
+
+
+class Edge(NamedTuple):
+    target: str  # "id:<id>", "title:<folded>" or, for kind "self", a name of this memory
+    kind: str
+
+
+def fold(name: str) -> str:
+    """The form entity names are compared in: NFKC, case-folded, inner white space single, outer punctuation off."""
+    text = unicodedata.normalize("NFKC", name).casefold()
+    return _SPACE.sub(" ", text).strip(" \t.,;:!?'\"’“”()[]{}")
+
+
+def wikilinks(text: str) -> list[tuple[str, str | None]]:
+    """(target, label) of every ``[[target]]`` / ``[[target|label]]`` (Obsidian's syntax) in ``text``."""
+    return [(m.group(1).strip(), (m.group(2) or "").strip() or None) for m in _WIKILINK.finditer(text)
+            if m.group(1).strip()]
+
+
+def mentions(item: MemoryItem) -> list[Mention]:
+    out: dict[tuple[str, str], Mention] = {}
+
+    def add(name: str, source: str) -> None:
+        key = fold(name)
+        if key and len(key) <= 200:
+            out.setdefault((key, source), Mention(key, name.strip(), source))
+
+    for actor in item.actors:
+        add(str(actor), "actor")
+    for target, _label in wikilinks(item.content):
+        add(target, "wikilink")
+    for kw in item.keywords:
+        add(str(kw), "keyword")
+    for name in names(item.content[:MAX_NAME_CHARS]):
+        add(name, "name")
+    return list(out.values())
+
+
+def file_stem(rel_or_path: str | None) -> str | None:
+    if not rel_or_path:
+        return None
+    name = rel_or_path.replace("\\", "/").rsplit("/", 1)[-1]
+    return name[:-3] if name.endswith(".md") else name
+
+
+def edges(item: MemoryItem, rel: str | None = None) -> list[Edge]:
+    found: dict[Edge, None] = {}
+
+    def add(target: str, kind: str) -> None:
+        found.setdefault(Edge(target, kind), None)
+
+    add(f"id:{item.id}", "self")
+    if item.title:
+        add(f"title:{fold(item.title)}", "self")
+    stem = file_stem(rel or item.file_path)
+    if stem:
+        add(f"title:{fold(stem)}", "self")
+        # Files are named {date}_{slug}: Obsidian users link the slug as often as the whole name.
+        if "_" in stem:
+            add(f"title:{fold(stem.split('_', 1)[1])}", "self")
+    for target, _label in wikilinks(item.content):
+        add(f"title:{fold(target)}", "wikilink")
+    for old in item.supersedes:
+        add(f"id:{old}", "supersedes")
+    if item.superseded_by:
+        add(f"id:{item.superseded_by}", "superseded_by")
+    for src in item.consolidated_from:
+        add(f"id:{src}", "consolidated_from")
+    prov = item.provenance if isinstance(item.provenance, dict) else {}
+    parts = prov.get("parts")
+    if isinstance(parts, list):
+        for child in parts:
+            if isinstance(child, str):
+                add(f"id:{child}", "part")
+    if isinstance(prov.get("parent"), str):
+        add(f"id:{prov['parent']}", "parent")
+    return list(found)

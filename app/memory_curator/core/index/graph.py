@@ -1,0 +1,153 @@
+"""The entity graph's rows (migration 8): mentions of entities per memory, and edges between memories.
+
+Entities are not rows of their own: an entity is the set of mentions sharing a folded name (``key``), merged
+with others by the user's corrections (core/graph/corrections.py) when read. So a rebuild, an edit or a merge
+never has to keep an entity table in step.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+from memory_curator.core.index.db import Connection
+
+_BATCH = 500
+
+
+
+def write(conn: Connection, pk: int, mentions: Sequence[tuple[str, str, str]],
+          edges: Sequence[tuple[str, str]], *, replace: bool) -> None:
+    """Store a memory's mentions (key, name, source) and edges (target, kind), replacing what it had."""
+    if replace:
+        conn.execute("DELETE FROM graph_mentions WHERE memory_pk = ?", (pk,))
+        conn.execute("DELETE FROM graph_edges WHERE memory_pk = ?", (pk,))
+    if mentions:
+        conn.executemany("INSERT OR IGNORE INTO graph_mentions (memory_pk, key, name, source) VALUES (?, ?, ?, ?)",
+                         [(pk, *m) for m in mentions])
+    if edges:
+        conn.executemany("INSERT OR IGNORE INTO graph_edges (memory_pk, target, kind) VALUES (?, ?, ?)",
+                         [(pk, *e) for e in edges])
+
+
+def clear(conn: Connection) -> None:
+    conn.execute("DELETE FROM graph_mentions")
+    conn.execute("DELETE FROM graph_edges")
+
+
+def _chunks(values: Sequence) -> Iterable[tuple[Sequence, str]]:
+    for i in range(0, len(values), _BATCH):
+        part = values[i : i + _BATCH]
+        yield part, ",".join("?" * len(part))
+
+
+class GraphRows:
+    """The graph's queries on one connection (``IndexStore.graph``): core/graph reads the rows through it."""
+
+    def __init__(self, conn: Connection):
+        self.conn = conn
+
+    def entity_counts(self) -> list[tuple[str, str, int, str]]:
+        """(key, a name as written, memories mentioning it, sources joined by commas) for every key."""
+        return self.conn.execute(
+            "SELECT key, MAX(name), COUNT(DISTINCT memory_pk), GROUP_CONCAT(DISTINCT source) FROM graph_mentions "
+            "GROUP BY key"
+        ).fetchall()
+
+    def memory_counts(self, keys: Sequence[str]) -> dict[str, int]:
+        """How many memories mention each key (its document frequency)."""
+        out: dict[str, int] = {}
+        for part, marks in _chunks(list(keys)):
+            for key, n in self.conn.execute(
+                f"SELECT key, COUNT(*) FROM graph_mentions WHERE key IN ({marks}) GROUP BY key", part
+            ):
+                out[key] = n
+        return out
+
+
+    def mentions_of(self, pks: Sequence[int]) -> list[tuple[int, str, str, str]]:
+        """(memory pk, key, name, source) of every mention in the memories ``pks``."""
+        out: list[tuple[int, str, str, str]] = []
+        for part, marks in _chunks(list(pks)):
+            out += self.conn.execute(
+                f"SELECT memory_pk, key, name, source FROM graph_mentions WHERE memory_pk IN ({marks})", part
+            ).fetchall()
+        return out
+
+    def mentioning(self, keys: Sequence[str], limit: int | None = None) -> list[tuple[int, str, str]]:
+        """(memory pk, key, source) of the memories that mention any of ``keys``."""
+        out: list[tuple[int, str, str]] = []
+        for part, marks in _chunks(list(keys)):
+            sql = f"SELECT memory_pk, key, source FROM graph_mentions WHERE key IN ({marks})"
+            if limit is not None:
+                sql += f" LIMIT {int(limit)}"
+            out += self.conn.execute(sql, part).fetchall()
+        return out
+
+    def co_mentioned(self, keys: Sequence[str], limit: int, sample: int = 300) -> list[tuple[str, str, int]]:
+        """(key, a name as written, memories) mentioned in the same memories as ``keys``, most first; counted
+        over at most ``sample`` of their memories (enough to tell which entities go together, and bounded)."""
+        if not keys:
+            return []
+        marks = ",".join("?" * len(keys))
+        return self.conn.execute(
+            f"SELECT o.key, MAX(o.name), COUNT(DISTINCT o.memory_pk) AS n FROM "
+            f"(SELECT DISTINCT memory_pk FROM graph_mentions WHERE key IN ({marks}) LIMIT ?) s "
+            f"JOIN graph_mentions o ON o.memory_pk = s.memory_pk AND o.key NOT IN ({marks}) "
+            f"GROUP BY o.key ORDER BY n DESC LIMIT ?",
+            [*keys, int(sample), *keys, int(limit)],
+        ).fetchall()
+
+    def _links(self, pks: Sequence[int], outgoing: bool) -> list[tuple[int, int, str]]:
+        """(from pk, to pk, kind): a link row meets the 'self' name of the memory it points at (a link to a missing
+        memory meets nothing). ``outgoing``: the links ``pks`` make; else the links made to them (backlinks)."""
+        side = "e" if outgoing else "s"
+        out: list[tuple[int, int, str]] = []
+        for part, marks in _chunks(list(pks)):
+            out += self.conn.execute(
+                "SELECT DISTINCT e.memory_pk, s.memory_pk, e.kind FROM graph_edges e "
+                "JOIN graph_edges s ON s.target = e.target AND s.kind = 'self' "
+                f"WHERE {side}.memory_pk IN ({marks}) AND e.kind <> 'self' AND s.memory_pk <> e.memory_pk",
+                part,
+            ).fetchall()
+        return out
+
+    def links_from(self, pks: Sequence[int]) -> list[tuple[int, int, str]]:
+        return self._links( pks, True)
+
+    def links_to(self, pks: Sequence[int]) -> list[tuple[int, int, str]]:
+        return self._links( pks, False)
+
+    def pks_of_ids(self, ids: Sequence[str]) -> dict[str, int]:
+        out: dict[str, int] = {}
+        for part, marks in _chunks(list(ids)):
+            out.update(self.conn.execute(f"SELECT id, pk FROM memories WHERE id IN ({marks})", part).fetchall())
+        return out
+
+    def ids_of_pks(self, pks: Sequence[int]) -> dict[int, str]:
+        out: dict[int, str] = {}
+        for part, marks in _chunks(list(pks)):
+            out.update(self.conn.execute(f"SELECT pk, id FROM memories WHERE pk IN ({marks})", part).fetchall())
+        return out
+
+    def allowed(self, pks: Sequence[int], where: str, params: Sequence) -> set[int]:
+        """Those of ``pks`` that pass a search's filter (a WHERE fragment over ``memories m``)."""
+        out: set[int] = set()
+        for part, marks in _chunks(list(pks)):
+            out.update(r[0] for r in self.conn.execute(f"SELECT m.pk FROM memories m WHERE m.pk IN ({marks}) AND {where}",
+                                                  [*part, *params]))
+        return out
+
+    def all_ids(self) -> list[str]:
+        return [r[0] for r in self.conn.execute("SELECT id FROM memories ORDER BY pk")]
+
+    def label_counts(self) -> dict[str, int]:
+        """Classification label -> memories carrying it (core/graph/classify.py keeps them in the frontmatter)."""
+        return dict(self.conn.execute(
+            "SELECT j.key, COUNT(*) FROM memories m, json_each(m.meta_json, '$.extra.labels') j "
+            "GROUP BY j.key ORDER BY 2 DESC, 1"))
+
+    def named(self, targets: Sequence[str]) -> list[int]:
+        """The memories one of ``targets`` names (their 'self' edges: title, file name, id)."""
+        marks = ",".join("?" * len(targets))
+        return [r[0] for r in self.conn.execute(
+            f"SELECT DISTINCT memory_pk FROM graph_edges WHERE kind = 'self' AND target IN ({marks})", list(targets))]

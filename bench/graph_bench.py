@@ -1,0 +1,134 @@
+"""Graph benchmarks on a synthetic vault of people, places and wikilinks (default 100,000 memories).
+
+Measures the graph leg of hybrid search for queries naming entities, a memory's links (the graph view and
+backlinks), the memories of an entity, the Entities list, and what extraction costs on the way in: rows made
+from the same items with and without entity extraction, and a whole rebuild.
+
+    python bench/graph_bench.py [--n 100000] [--queries 200]
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import tempfile
+import time
+from dataclasses import replace
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from timing import print_load, print_table, row, time_each  # noqa: E402
+
+from memory_curator.core.config import MemoryConfig  # noqa: E402
+from memory_curator.core.graph import extract  # noqa: E402
+from memory_curator.core.index.filters import Filters  # noqa: E402
+from memory_curator.core.index.store import memory_row  # noqa: E402
+from memory_curator.core.model import MemoryItem  # noqa: E402
+from memory_curator.core.service import MemoryService  # noqa: E402
+from memory_curator.core.text.tokens import fts_row  # noqa: E402
+from memory_curator.core.vault.codec import encode_memory  # noqa: E402
+
+CONFIG = MemoryConfig(ollama_host="http://127.0.0.1:9")
+FIRST = ["Ada", "Bruno", "Carla", "Dmitri", "Elif", "Farah", "Goran", "Hanna", "Ines", "Jonas", "Kaisa", "Liam",
+         "Mikko", "Noor", "Olli", "Priya", "Quinn", "Rosa", "Sami", "Tuuli"]
+LAST = ["Virtanen", "Smith", "Tanaka", "Garcia", "Novak", "Laine", "Okafor", "Berg", "Rossi", "Kim", "Silva",
+        "Moreau", "Jensen", "Khan", "Nieminen", "Weber", "Costa", "Ito", "Larsen", "Popescu"]
+PLACES = [f"{a}{b}" for a in ("North", "South", "East", "West", "Old", "New", "High", "Low", "Red", "Blue")
+          for b in ("haven", "ford", "wick", "field", "gate", "moor", "holm", "dale", "port", "stead")]
+WORDS = ("meeting budget release review design plan trip dinner call report draft launch backup issue fix "
+         "deadline contract offer visit workshop").split()
+
+
+def corpus(n: int, seed: int = 11) -> list[MemoryItem]:
+    rng = np.random.default_rng(seed)
+    people = [f"{f} {ln}" for f in FIRST for ln in LAST]  # 400 people, Zipf-popular
+    weights = 1.0 / np.arange(1, len(people) + 1) ** 0.9
+    weights /= weights.sum()
+    start = datetime(2025, 1, 1, tzinfo=timezone.utc)
+    items = []
+    for i in range(n):
+        a, b = rng.choice(len(people), 2, replace=False, p=weights)
+        place = PLACES[int(rng.integers(len(PLACES)))]
+        w = rng.choice(WORDS, 6)
+        link = f" See [[Note {int(rng.integers(max(1, i)))}]]." if i and rng.random() < 0.3 else ""
+        content = (f"We had a {w[0]} with {people[a]} and {people[b]} in {place}. The {w[1]} and the {w[2]} "
+                   f"were discussed; {w[3]} {w[4]} {w[5]} follows next week.{link}")
+        when = start + timedelta(minutes=i)
+        items.append(MemoryItem(id=f"00000000-0000-4000-8000-{i:012d}", content=content, title=f"Note {i}",
+                                category="context", created_at=when, updated_at=when,
+                                keywords=(str(w[0]), str(w[1])), actors=(f"user_{i % 50}",)))
+    return items
+
+
+def write(root: Path, items: list[MemoryItem]) -> None:
+    folder = root / "context"
+    folder.mkdir(parents=True, exist_ok=True)
+    for i, item in enumerate(items):
+        (folder / f"2025-01-01_note-{i}.md").write_text(encode_memory(item), encoding="utf-8")
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--n", type=int, default=100_000)
+    ap.add_argument("--queries", type=int, default=200)
+    args = ap.parse_args(argv)
+    print_load()
+    items = corpus(args.n)
+    rows = []
+
+    sample = items[: min(len(items), 20_000)]
+    t = time.perf_counter()
+    for it in sample:
+        fts_row(it.title, it.content, " ".join(it.keywords))
+    base = time.perf_counter() - t
+    t = time.perf_counter()
+    for it in sample:
+        memory_row(it, "context/x.md", 0, 0)
+    full = time.perf_counter() - t
+    t = time.perf_counter()
+    for it in sample:
+        extract.mentions(it)
+        extract.edges(it, "context/x.md")
+    only = time.perf_counter() - t
+    print(f"rows for {len(sample)} memories: {len(sample) / full:.0f}/s with extraction, "
+          f"{len(sample) / (full - only):.0f}/s without (extraction {only / len(sample) * 1e6:.0f} us/memory; "
+          f"full-text preparation alone {base / len(sample) * 1e6:.0f} us/memory)")
+
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp) / "vault"
+        write(root, items)
+        t = time.perf_counter()
+        svc = MemoryService.open(root, embedder="none", config=CONFIG)
+        opened = time.perf_counter() - t
+        print(f"index built from {args.n} files in {opened:.1f} s ({args.n / opened:.0f} memories/s, extraction included)")
+        try:
+            rng = np.random.default_rng(3)
+            people = [f"{f} {ln}" for f in FIRST for ln in LAST]
+            queries = [f"what did {people[int(rng.integers(len(people)))]} say about the "
+                       f"{WORDS[int(rng.integers(len(WORDS)))]}" for _ in range(args.queries)]
+            leg = time_each(lambda q: svc.graph.search_leg(q, Filters(), 10), queries)
+            rows.append(row("graph leg (query names a person)", leg, "p50 < 20 ms"))
+            nograph = time_each(lambda q: svc.search(q, limit=10, mode="hybrid", record_access=False), queries)
+            rows.append(row("hybrid search, keyword only", nograph))
+            svc.config = replace(CONFIG, graph_weight=0.5)  # the leg's weight is read from the config
+            hybrid = time_each(lambda q: svc.search(q, limit=10, mode="hybrid", record_access=False), queries)
+            rows.append(row("hybrid search, keyword + graph", hybrid, "< 400 ms"))
+            ids = [items[int(i)].id for i in rng.integers(0, args.n, args.queries)]
+            rows.append(row("links of a memory (graph view)", time_each(lambda m: svc.graph.links(m), ids),
+                            "p50 < 20 ms"))
+            rows.append(row("backlinks of a memory", time_each(svc.graph.backlinks, ids)))
+            names = [people[int(i)] for i in rng.integers(0, len(people), 50)]
+            rows.append(row("memories of an entity (100)", time_each(lambda e: svc.graph.memories_of(e, 100), names)))
+            rows.append(row("Entities list (all, with counts)", time_each(lambda _: svc.graph.entities(), range(3))))
+        finally:
+            svc.close()
+    print_table(rows)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

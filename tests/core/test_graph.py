@@ -1,0 +1,263 @@
+"""The entity graph on real vaults: extraction from each source, links, corrections in entities.yaml that
+survive a rebuild, the graph leg of hybrid search, query expansion and the actor scope."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from memory_curator.core.errors import ValidationError
+from memory_curator.core.graph import corrections as corr
+from memory_curator.core.graph.extract import fold, wikilinks
+from memory_curator.core.graph.names import names
+from memory_curator.core.index.filters import Filters
+from memory_curator.core.service import MemoryService
+
+LABELLED = Path(__file__).parent / "data" / "names_labelled.json"
+
+
+def entity_names(svc, memory_id):
+    return {name for name, _source in svc.graph.entities_of(memory_id)}
+
+
+# -- extraction -------------------------------------------------------------------------------------------
+
+
+def test_each_source_gives_entities(svc):
+    item = svc.save("We met Ada Lovelace at the museum. See [[Analytical Engine|the engine]] and [[Babbage]].",
+                    title="Museum", keywords=["computing"], actors=["npc_guide"])
+    sources = dict(svc.graph.entities_of(item.id))
+    assert sources["npc_guide"] == "actor"
+    assert sources["Analytical Engine"] == "wikilink" and sources["Babbage"] == "wikilink"
+    assert sources["computing"] == "keyword"
+    assert sources["Ada Lovelace"] == "name"
+    ja = svc.save("田中さんは東京で山田太郎に会った。", title="会議")
+    assert {"田中", "東京", "山田太郎"} <= entity_names(svc, ja.id)
+
+
+def test_wikilinks_with_labels_and_headings():
+    assert wikilinks("a [[Target]] b [[Other|shown]] c [[Page#Section|x]] [[]]") == [
+        ("Target", None), ("Other", "shown"), ("Page", "x")]
+    assert fold("  Ada   LOVELACE. ") == "ada lovelace"
+
+
+def _prf(lang):
+    data = json.loads(LABELLED.read_text(encoding="utf-8"))[lang]
+    tp = fp = fn = 0
+    for ex in data:
+        got = {n.casefold() for n in names(ex["text"])}
+        gold = {n.casefold() for n in ex["names"]}
+        tp, fp, fn = tp + len(got & gold), fp + len(got - gold), fn + len(gold - got)
+    return tp / max(1, tp + fp), tp / max(1, tp + fn)
+
+
+@pytest.mark.parametrize("lang, min_p, min_r", [("en", 0.9, 0.95), ("fi", 0.65, 0.75), ("ja", 0.8, 0.8)])
+def test_name_extraction_on_the_hand_labelled_set(lang, min_p, min_r):
+    # Figures of the last measurement are in the notes: en P 0.93 R 1.00, fi P 0.71 R 0.79, ja P 0.86 R 0.86.
+    p, r = _prf(lang)
+    assert p >= min_p and r >= min_r, (lang, p, r)
+
+
+# -- links ----------------------------------------------------------------------------------------------
+
+
+def test_links_from_wikilinks_supersedes_consolidation_parts_and_shared_entities(svc, tmp_path):
+    home = svc.save("Gandros lives in Eldoria.", title="Home of the wizard")
+    visit = svc.save("We visited [[Home of the wizard]] again.", title="Visit")
+    kinds = {(lk.source, lk.target, lk.kind) for lk in svc.graph.links(home.id)}
+    assert (visit.id, home.id, "wikilink") in kinds
+    assert [m.id for m in svc.graph.backlinks(home.id)] == [visit.id]
+
+    new = svc.save("Gandros moved to the coast.", title="Moved")
+    svc.supersede(home.id, new.id)
+    assert any(lk.kind in ("supersedes", "superseded_by") and {lk.source, lk.target} == {home.id, new.id}
+               for lk in svc.graph.links(new.id))
+    # Shared entity: both mention Gandros.
+    other = svc.save("Gandros owes the party a favour.", title="Favour")
+    shared = [lk for lk in svc.graph.links(other.id) if lk.kind == "entity"]
+    assert any("Gandros" in lk.via for lk in shared)
+
+    doc = tmp_path / "long.md"
+    doc.write_text("# Long\n\n" + "\n\n".join(f"## Part {i}\n\n" + "word " * 1800 for i in range(3)), encoding="utf-8")
+    (f,) = svc.import_paths([doc]).files
+    parent, *children = f.memory_ids
+    kinds = {lk.kind for lk in svc.graph.links(children[0]) if parent in (lk.source, lk.target)}
+    assert kinds & {"part", "parent"}
+
+    summary_id = svc.consolidate([visit.id, other.id], preserve_originals=True).memory.id
+    assert {lk.target for lk in svc.graph.links(summary_id) if lk.kind == "consolidated_from"} == {visit.id, other.id}
+
+
+# -- corrections ------------------------------------------------------------------------------------------
+
+
+def test_merge_rename_and_hide_are_kept_in_the_vault_and_survive_a_rebuild(vault_dir, config):
+    svc = MemoryService.open(vault_dir, embedder="none", config=config)
+    a = svc.save("Gandros cast a spell.", title="Spell", actors=["npc_wizard"])
+    svc.save("The wizard npc_wizard is tired.", title="Tired", actors=["npc_wizard"])
+    svc.graph.merge(["npc_wizard"], into="Gandros")
+    text = (vault_dir / "entities.yaml").read_text(encoding="utf-8")
+    assert "Gandros" in text and "npc_wizard" in text
+    svc.graph.rename("Gandros", "Gandros the Grey")
+    svc.graph.hide("Spell")
+    index = svc.vault.index_path
+    svc.close()
+
+    index.unlink()  # the index is derived: gone, rebuilt at open
+    svc = MemoryService.open(vault_dir, embedder="none", config=config)
+    try:
+        e = svc.graph.entity("gandros")
+        assert e.name == "Gandros the Grey" and e.count == 2
+        assert {"Gandros", "npc_wizard"} <= set(e.aliases)
+        assert svc.graph.entity("npc_wizard").key == e.key
+        assert all(x.name != "Spell" for x in svc.graph.entities())
+        svc.rebuild_index()
+        assert svc.graph.entity("Gandros the Grey").count == 2
+        assert a.id in {m.id for m in svc.graph.memories_of("npc_wizard")}
+    finally:
+        svc.close()
+
+
+def test_links_added_and_removed_by_hand(svc):
+    a = svc.save("Gandros lives in Eldoria.", title="A")
+    b = svc.save("Gandros likes tea.", title="B")
+    c = svc.save("Unrelated note about taxes.", title="C")
+    assert any(lk.target == b.id for lk in svc.graph.links(a.id))
+    svc.graph.link(a.id, b.id, linked=False)
+    assert not any(b.id in (lk.source, lk.target) for lk in svc.graph.links(a.id))
+    svc.graph.link(a.id, c.id)
+    assert any(lk.kind == "link" and lk.target == c.id for lk in svc.graph.links(a.id))
+    assert c.id in {m.id for m in svc.graph.backlinks(a.id)}
+    with pytest.raises(ValidationError):
+        svc.graph.link(a.id, a.id)
+
+
+def test_an_unreadable_corrections_file_is_reported_never_overwritten(svc, vault_dir):
+    svc.save("Gandros lives in Eldoria.", title="A")
+    path = vault_dir / "entities.yaml"
+    path.write_text("entities: [unclosed\n", encoding="utf-8")
+    assert any(p.path == "entities.yaml" and "not valid YAML" in p.reason for p in svc.problems())
+    assert svc.graph.entity("Gandros").count == 1  # the graph still works, without corrections
+    with pytest.raises(ValidationError, match="fix or remove it"):
+        svc.graph.merge(["Eldoria"], into="Gandros")
+    assert path.read_text(encoding="utf-8") == "entities: [unclosed\n"
+
+
+_name = st.text(st.characters(blacklist_categories=("Cs", "Cc")), min_size=1, max_size=20).filter(lambda s: fold(s))
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.dictionaries(_name, st.lists(_name, max_size=3), max_size=4), st.lists(_name, max_size=3),
+       st.lists(st.tuples(_name, _name).filter(lambda p: p[0] != p[1]), max_size=3))
+def test_corrections_round_trip_through_yaml(entities, hidden, links):
+    c = corr.Corrections(entities, hidden, links, [])
+    back, skipped = corr.parse(c.to_yaml())
+    assert not skipped
+    assert back.entities == {k: v for k, v in c.entities.items()} and back.not_entities == hidden
+    assert back.added == c.added
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.text(max_size=300))
+def test_any_corrections_text_is_read_or_refused_cleanly(text):
+    try:
+        corr.parse(text)
+    except corr.CorrectionsError:
+        pass
+
+
+# -- search -----------------------------------------------------------------------------------------------
+
+
+def test_the_graph_leg_is_off_by_default_as_measured_on_locomo(svc):
+    # LoCoMo dev: the leg lowered R@10 and MRR@10 of hybrid at every weight tried (notes/README), so it is
+    # opt-in (MemoryConfig.graph_weight).
+    assert svc.config.graph_weight == 0.0
+    svc.save("Gandros lives in Eldoria.", title="Home")
+    (hit,) = svc.search("Eldoria", mode="hybrid")
+    assert hit.explanation.graph_rank is None and hit.explanation.graph_weight == 0.0
+
+
+@pytest.fixture
+def svc_graph(vault_dir, config):
+    """The same vault as ``svc``, opened with the graph leg on (MemoryConfig.graph_weight)."""
+    service = MemoryService.open(vault_dir, embedder="none", config=replace(config, graph_weight=0.5))
+    yield service
+    service.close()
+
+
+def test_graph_leg_finds_a_linked_memory_keyword_search_misses(svc, svc_graph):
+    home = svc.save("Gandros lives in Eldoria with his cat.", title="Home of the wizard")
+    debt = svc.save("He still owes the party for the rescue. See [[Home of the wizard]].", title="Debt")
+    for i in range(5):
+        svc.save(f"Market day number {i} in the village.", title=f"Market {i}")
+    keyword = [r.memory.id for r in svc.search("Eldoria", mode="keyword", limit=5)]
+    assert debt.id not in keyword and home.id in keyword
+    hybrid = svc_graph.search("Eldoria", mode="hybrid", limit=5)
+    ids = [r.memory.id for r in hybrid]
+    assert debt.id in ids
+    why = next(r.explanation for r in hybrid if r.memory.id == debt.id)
+    assert why.graph_rank is not None and why.graph_contribution > 0 and "wikilink" in why.graph_note
+    assert debt.id not in [r.memory.id for r in svc.search("Eldoria", mode="hybrid", limit=5)]  # leg off
+
+
+def test_query_expansion_through_aliases_and_closely_linked_entities(svc, svc_graph):
+    a = svc.save("Gandros cast a spell on the bridge.", title="Spell")
+    svc.graph.merge(["the old wizard"], into="Gandros")
+    assert a.id not in [r.memory.id for r in svc.search("the old wizard", mode="keyword")]
+    assert a.id in [r.memory.id for r in svc_graph.search("the old wizard", mode="hybrid")]
+    # Mirri is mentioned with Gandros in every memory about her: asking about Gandros finds Mirri's own too.
+    svc.save("Gandros and Mirri walked home.", title="Walk")
+    svc.save("Gandros fed Mirri.", title="Feed")
+    solo = svc.save("Mirri sleeps by the fire.", title="Nap")
+    leg = svc.graph.search_leg("Gandros", Filters(), 5)
+    assert "Mirri" in leg.expansion
+    assert solo.id in [r.memory.id for r in svc_graph.search("Gandros", mode="hybrid", limit=10)]
+
+
+def test_actor_scope_finds_memories_about_the_actor_through_the_graph(svc):
+    tagged = svc.save("The party saved the wizard.", title="Rescue", actors=["npc_wizard"])
+    named = svc.save("Gandros owes us a favor for the rescue.", title="Favor")
+    svc.save("The rescue of the cat went well.", title="Cat")
+    assert [r.memory.id for r in svc.search("rescue", actor="npc_wizard", mode="keyword")] == [tagged.id]
+    svc.graph.merge(["Gandros"], into="npc_wizard")
+    found = {r.memory.id for r in svc.search("rescue", actor="npc_wizard", mode="keyword")}
+    assert found == {tagged.id, named.id}
+
+
+# -- classification -----------------------------------------------------------------------------------------
+
+
+def test_a_memory_is_labelled_with_confidence_before_it_is_stored(svc, vault_dir):
+    item = svc.save("The party saved the old wizard from the collapsing tower; he owes us a favor.", title="Rescue")
+    labels = item.extra["labels"]
+    assert item.extra["labels_by"] == "auto"
+    assert {"event", "location", "favor_owed"} <= set(labels) and all(0 < c <= 1 for c in labels.values())
+    text = Path(item.file_path).read_text(encoding="utf-8")
+    assert "labels:" in text and "favor_owed:" in text  # in the frontmatter, for any editor
+    plain = svc.save("Remember to buy milk.", title="Milk")
+    assert "labels" not in plain.extra
+    assert [r.memory.id for r in svc.search("wizard", mode="keyword", label="favor_owed")] == [item.id]
+    assert svc.search("milk", mode="keyword", label="favor_owed") == []
+    assert svc.graph.labels.counts()["favor_owed"] == 1
+
+
+def test_a_correction_is_kept_and_the_label_set_is_the_vaults(svc):
+    item = svc.save("The party saved the old wizard from the collapsing tower.", title="Rescue")
+    fixed = svc.graph.labels.set(item.id, {"npc_relationship": 0.9})
+    assert fixed.extra["labels"] == {"npc_relationship": 0.9} and fixed.extra["labels_by"] == "user"
+    svc.graph.labels.set_label_set({"quest": ["quest", "mission", "tower"], "event": ["saved", "collapsing"]})
+    assert set(svc.graph.labels.label_set()) == {"quest", "event"}
+    other = svc.save("A new quest to the tower.", title="Quest")
+    assert "quest" in other.extra["labels"]
+    svc.graph.labels.classify()  # a later run: the person's labels stay
+    assert svc.get(item.id).extra["labels"] == {"npc_relationship": 0.9}
+    with pytest.raises(ValidationError):
+        svc.graph.labels.set_label_set({"Bad Name!": ["x"]})
+    with pytest.raises(ValidationError):
+        svc.graph.labels.set(item.id, {"event": 1.5})
