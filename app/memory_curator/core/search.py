@@ -226,11 +226,13 @@ def run(
     """Rank memories for ``query``. ``query_vec`` is None when semantic ranking is unavailable."""
     with blas.one_thread():
         return _run(store, query, query_vec=query_vec, embedder=embedder, mode=mode, limit=limit, filters=filters,
-                    sort_by=sort_by, keyword_weight=keyword_weight, warnings=warnings)
+                    sort_by=sort_by, keyword_weight=keyword_weight, warnings=warnings, graph=graph,
+                    graph_weight=graph_weight)
 
 
 def _run(store: IndexStore, query: str, *, query_vec: Sequence[float] | None, embedder: Embedder | None, mode: str,
-         limit: int, filters: Filters, sort_by: str, keyword_weight: float, warnings: Sequence[str]) -> SearchOutcome:
+         limit: int, filters: Filters, sort_by: str, keyword_weight: float, warnings: Sequence[str],
+         graph: GraphLeg | None, graph_weight: float) -> SearchOutcome:
     warn = list(warnings)
     terms = tokens.query_terms(query)
     mode_used = mode
