@@ -19,12 +19,14 @@ from memory_curator.cli import (  # importing a command module registers its com
     lifecycle_commands,
     output,
     server_commands,
+    source_commands,
 )
 from memory_curator.cli.registry import COMMANDS, register_all
 from memory_curator.core.errors import Cancelled, CuratorError, MemoryNotFoundError, ValidationError
 from memory_curator.environment import config_from_env, default_vault_dir
 
-COMMAND_MODULES = (commands, io_commands, server_commands, history_commands, lifecycle_commands)  # others add theirs here
+COMMAND_MODULES = (commands, io_commands, server_commands, history_commands, lifecycle_commands,
+                   source_commands)  # others add theirs here
 
 EXIT_OK, EXIT_NOT_FOUND, EXIT_USAGE, EXIT_ENV, EXIT_CANCELLED = 0, 1, 2, 3, 130
 

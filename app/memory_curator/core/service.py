@@ -24,7 +24,7 @@ from memory_curator.core.inbox import Inbox
 from memory_curator.core.index import listing, recovery
 from memory_curator.core.index.filters import Filters
 from memory_curator.core.index.store import IndexStore
-from memory_curator.core.ingest import exports, importer, ocr
+from memory_curator.core.ingest import exports, importer, ocr, sources
 from memory_curator.core.ingest.report import FileResult, ImportReport
 from memory_curator.core.lifecycle import access, batches, consolidation, decay, dedup, grouping, supersede
 from memory_curator.core.lifecycle.importance import ImportanceScore
@@ -55,6 +55,7 @@ class MemoryService:
         self.inbox = Inbox(self.memories)
         self.versions = Versions(self.memories)  # a memory's versions in the vault's git history
         self.graph = graph.EntityGraph.of_vault(store, vault.root, self.memories, settings)  # and its .labels
+        self.sources = sources.Sources(self.memories)  # other assistants' memories in, Claude Code's out
         self.last_warnings: tuple[str, ...] = ()
         self.last_sync: indexing.SyncReport | None = None
         self._changes = ChangeMonitor(store, vault, self._sync_changed, watch=config.watch_files)  # from now on
@@ -357,9 +358,8 @@ class MemoryService:
     def import_paths(self, paths: Sequence[str | Path], *, category: str | None = None,
                      progress: ProgressFn | None = None, cancel: CancelToken | None = None,
                      on_file: Callable[[FileResult], None] | None = None) -> ImportReport:
-        """Import files and folders (see ``core/ingest``): documents go to ``category`` (default ``context``),
-        memories of this app keep their fields. One file failing never stops the others; a cancel keeps what
-        was imported (``report.cancelled``); ``on_file`` gets each file's result as soon as it is known."""
+        """Import files and folders (``core/ingest``): documents go to ``category`` (default ``context``); one file
+        failing never stops the others; a cancel keeps what was imported; ``on_file`` gets each file's result."""
         return importer.import_paths(
             paths, save=self.save_batch, exists=lambda mid: self.store.file_info(mid) is not None,
             category=None if category is None else validate_category(category),
