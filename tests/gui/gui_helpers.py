@@ -53,17 +53,21 @@ def file_text(vault, item_id: str) -> str:
     raise AssertionError(f"no file for {item_id}")
 
 
-def answer_next_box(button: QMessageBox.StandardButton) -> None:
-    """Click ``button`` on the next message box once it is shown (it runs its own event loop)."""
+def answer_next_box(button: QMessageBox.StandardButton) -> list[str]:
+    """Click ``button`` on the next message box once it is shown (it runs its own event loop). The returned
+    list receives the box's text."""
+    seen: list[str] = []
 
     def click() -> None:
         box = QApplication.activeModalWidget()
         if isinstance(box, QMessageBox):
+            seen.append(box.text())
             box.button(button).click()
         else:
             QTimer.singleShot(20, click)
 
     QTimer.singleShot(0, click)
+    return seen
 
 
 def search(harness, text: str, mode: str) -> list[str]:

@@ -7,7 +7,7 @@ from gui_helpers import answer_next_box, file_text, select_title
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QMessageBox
 
-from memory_curator.gui.models.roles import ItemRole
+from memory_curator.gui.models.roles import IdRole, ItemRole
 
 
 def test_open_edit_and_save_changes_the_file(harness, vault_dir, seeded):
@@ -42,6 +42,7 @@ def test_switching_memory_with_unsaved_changes_asks(harness, vault_dir, seeded):
     answer_next_box(QMessageBox.StandardButton.Cancel)
     select_title(harness, "Deploy rule")
     assert w.editor.loaded_id() == first.id and w.editor.dirty  # stayed, nothing lost
+    harness.qtbot.waitUntil(lambda: w.list_view.currentIndex().data(IdRole) == first.id)  # the list came back
 
     answer_next_box(QMessageBox.StandardButton.Save)
     with harness.qtbot.waitSignal(w.changed):

@@ -72,11 +72,11 @@ def test_pin_a_selection_from_the_memory_menu(harness, vault_dir, seeded):
     a = select_title(harness, "Vector store")
     b = select_title(harness, "Deploy rule", extend=True)
     with harness.qtbot.waitSignal(w.changed):
-        harness.qtbot.keyClick(w.list_view, Qt.Key.Key_P, Qt.KeyboardModifier.ControlModifier)
+        harness.qtbot.keyClick(w.list_view, Qt.Key.Key_D, Qt.KeyboardModifier.ControlModifier)
     for item in (a, b):
         assert "pinned: true" in file_text(vault_dir, item.id)
         assert w.list_model.index(w.list_model.row_of(item.id), 0).data(Qt.ItemDataRole.FontRole).bold()
     with harness.qtbot.waitSignal(w.changed):
-        harness.qtbot.keyClick(w.list_view, Qt.Key.Key_P,
+        harness.qtbot.keyClick(w.list_view, Qt.Key.Key_D,
                                Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier)
     assert "pinned: true" not in file_text(vault_dir, a.id)

@@ -123,6 +123,17 @@ class RankExplanation:
     graph_contribution: float = 0.0
     graph_weight: float = 0.0
     graph_note: str = ""
+    # The sum of the contributions over this (1 + graph_weight: the best a hit can reach) is the score, kept
+    # within 0..1. 0 in semantic mode, where the score is the cosine similarity.
+    best_possible: float = 0.0
+    # The relevance cut-off (search.relevance_cutoff): a hit is relevant when it holds the query's words as
+    # strongly as the best keyword hits (FTS5 BM25 at most ``bm25_cutoff``; lower is better) or its meaning is
+    # close (cosine distance at most ``cutoff_distance``); the rest are weaker matches shown on request.
+    relevant: bool = True
+    best_distance: float | None = None
+    cutoff_distance: float | None = None
+    bm25: float | None = None
+    bm25_cutoff: float | None = None
 
 
 @dataclass(frozen=True)

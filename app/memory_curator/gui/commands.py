@@ -2,7 +2,9 @@
 consolidations.
 
 Each command runs on the engine; the worker runs requests in order, so an undo queued after its redo
-always sees the redo's effect. ``ctx.track(request, kind)`` lets the window refresh when one finishes.
+always sees the redo's effect. A command enters the undo stack only once the engine has done it (``execute``):
+a change that failed leaves nothing to undo. ``ctx.track(request, kind)`` lets the window refresh when a
+request finishes.
 """
 
 from __future__ import annotations
@@ -10,9 +12,11 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Protocol
 
-from PySide6.QtGui import QUndoCommand
+from PySide6.QtGui import QUndoCommand, QUndoStack
 
 from memory_curator.gui.worker import Engine, Request
+
+MAX_LABEL = 40  # characters of a title in an Undo menu entry
 
 
 class CommandContext(Protocol):
@@ -21,27 +25,58 @@ class CommandContext(Protocol):
     def track(self, request: Request, kind: str) -> None: ...
 
 
+def short(title: str | None) -> str:
+    """A title as an Undo entry quotes it: one line, elided."""
+    text = " ".join((title or "Untitled").split())
+    return text if len(text) <= MAX_LABEL else text[: MAX_LABEL - 1].rstrip() + "…"
+
+
+def execute(stack: QUndoStack, command: _EngineCommand) -> Request:
+    """Do ``command`` now; push it on ``stack`` (without doing it again) once the engine has succeeded."""
+    request = command.apply()
+
+    def succeeded(_value: object) -> None:
+        command.skip_next_redo = True
+        stack.push(command)
+
+    request.done.connect(succeeded)
+    return request
+
+
 class _EngineCommand(QUndoCommand):
     kind = "edit"
 
     def __init__(self, ctx: CommandContext, text: str):
         super().__init__(text)
         self.ctx = ctx
+        self.skip_next_redo = False  # pushed after the fact: QUndoStack.push calls redo, which was done
 
-    def _run(self, fn: Callable[[Any], Any], kind: str | None = None) -> None:
-        self.ctx.track(self.ctx.engine.run(fn), kind or self.kind)
+    def _run(self, fn: Callable[[Any], Any], kind: str | None = None) -> Request:
+        request = self.ctx.engine.run(fn)
+        self.ctx.track(request, kind or self.kind)
+        return request
+
+    def apply(self) -> Request:
+        raise NotImplementedError
+
+    def redo(self) -> None:
+        if self.skip_next_redo:
+            self.skip_next_redo = False
+            return
+        self.apply()
 
 
 class EditMemory(_EngineCommand):
     """Save the editor's form; undo writes the previous values back."""
 
-    def __init__(self, ctx: CommandContext, memory_id: str, before: Mapping[str, Any], after: Mapping[str, Any]):
-        super().__init__(ctx, f"Edit “{after.get('title') or before.get('title')}”")
+    def __init__(self, ctx: CommandContext, memory_id: str, title: str, before: Mapping[str, Any],
+                 after: Mapping[str, Any]):
+        super().__init__(ctx, f"Edit “{short(title)}”")
         self.memory_id, self.before, self.after = memory_id, dict(before), dict(after)
 
-    def redo(self) -> None:
+    def apply(self) -> Request:
         mid, values = self.memory_id, self.after
-        self._run(lambda svc: svc.update(mid, **values))
+        return self._run(lambda svc: svc.update(mid, **values))
 
     def undo(self) -> None:
         mid, values = self.memory_id, self.before
@@ -54,11 +89,11 @@ class CreateMemory(_EngineCommand):
     kind = "create"
 
     def __init__(self, ctx: CommandContext, values: Mapping[str, Any]):
-        super().__init__(ctx, f"New memory “{values.get('title') or 'Untitled'}”")
+        super().__init__(ctx, f"New memory “{short(values.get('title'))}”")
         self.values = dict(values)
         self.created: dict[str, str] = {}  # filled on the worker thread, read by later requests there
 
-    def redo(self) -> None:
+    def apply(self) -> Request:
         values, created = self.values, self.created
 
         def save_or_restore(svc):
@@ -68,7 +103,7 @@ class CreateMemory(_EngineCommand):
             created["id"] = item.id
             return item
 
-        self._run(save_or_restore)
+        return self._run(save_or_restore)
 
     def undo(self) -> None:
         created = self.created
@@ -84,9 +119,9 @@ class DeleteMemories(_EngineCommand):
         super().__init__(ctx, f"Delete {label}")
         self.ids = list(ids)
 
-    def redo(self) -> None:
+    def apply(self) -> Request:
         ids = self.ids
-        self._run(lambda svc: [svc.delete(i) for i in ids])
+        return self._run(lambda svc: [svc.delete(i) for i in ids])
 
     def undo(self) -> None:
         ids = self.ids
@@ -103,9 +138,9 @@ class SetSalience(_EngineCommand):
         super().__init__(ctx, f"Salience {new:.2f} for {n} memor{'y' if n == 1 else 'ies'}")
         self.old, self.new = dict(old), float(new)
 
-    def redo(self) -> None:
+    def apply(self) -> Request:
         ids, value = list(self.old), self.new
-        self._run(lambda svc: [svc.set_salience(i, value) for i in ids])
+        return self._run(lambda svc: [svc.set_salience(i, value) for i in ids])
 
     def undo(self) -> None:
         old = dict(self.old)
@@ -120,17 +155,14 @@ class Consolidate(_EngineCommand):
 
     def __init__(self, ctx: CommandContext, result: Any):
         n = len(result.source_ids)
-        super().__init__(ctx, f"Consolidate {n} memories into “{result.memory.title}”")
+        super().__init__(ctx, f"Consolidate {n} memories into “{short(result.memory.title)}”")
         self.source_ids = list(result.source_ids)
         self.options = {"preserve_originals": result.trashed == 0, "title": result.memory.title,
                         "category": result.memory.category}
         self.summary = {"id": result.memory.id}  # the newest summary, set on the worker thread by a redo
-        self._made = True  # pushed after the fact: the first redo has nothing to do
+        self.skip_next_redo = True  # pushed after the dialog made it
 
-    def redo(self) -> None:
-        if self._made:
-            self._made = False
-            return
+    def apply(self) -> Request:
         ids, options, summary = self.source_ids, self.options, self.summary
 
         def again(svc):
@@ -138,7 +170,7 @@ class Consolidate(_EngineCommand):
             summary["id"] = result.memory.id
             return result.memory
 
-        self._run(again)
+        return self._run(again)
 
     def undo(self) -> None:
         summary = self.summary

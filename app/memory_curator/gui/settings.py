@@ -68,12 +68,21 @@ class AppSettings:
         self.q.setValue("decay_rates", json.dumps(decay_rates))
         self.q.sync()
 
-    def geometry(self) -> bytes | None:
-        value = self.q.value("window/geometry")
+    @property
+    def tour_done(self) -> bool:
+        return self._get("tour/done") == "true"
+
+    @tour_done.setter
+    def tour_done(self, value: bool) -> None:
+        self.q.setValue("tour/done", "true" if value else "false")
+
+    def view_state(self, key: str) -> bytes | None:
+        """A saved ``saveGeometry``/``saveState`` blob (window geometry, columns, splitters)."""
+        value = self.q.value(key)
         return bytes(value) if value else None
 
-    def set_geometry(self, data: bytes) -> None:
-        self.q.setValue("window/geometry", data)
+    def set_view_state(self, key: str, data: bytes) -> None:
+        self.q.setValue(key, data)
 
     def memory_config(self) -> MemoryConfig:
         """Settings first, then the environment (OLLAMA_HOST...) on top, as the command line does."""

@@ -38,7 +38,7 @@ class SmokeCheck(QObject):
             return
         engine.open_failed.connect(lambda exc: self._report(1, f"the vault did not open: {exc}"))
         self._window.search_finished.connect(self._on_results)
-        self._window.run_search(SearchQuery(self._query, mode="keyword"))
+        self._window.search_flow.run(SearchQuery(self._query, mode="keyword"))
 
     def _on_results(self, count: int) -> None:
         self._report(0, f"keyword search {self._query!r}: {count} results")

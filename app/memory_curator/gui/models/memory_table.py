@@ -40,8 +40,9 @@ class ListFilter:
         return "All memories"
 
 
-def _fmt_date(item: MemoryItem) -> str:
-    return item.updated_at.astimezone().strftime("%Y-%m-%d %H:%M")
+def _fmt_date(item: MemoryItem, with_time: bool = False) -> str:
+    """The day in the list (the column stays narrow so the title gets the room); the time in its tooltip."""
+    return item.updated_at.astimezone().strftime("%Y-%m-%d %H:%M" if with_time else "%Y-%m-%d")
 
 
 class MemoryTableModel(RowsTableModel):
@@ -136,6 +137,8 @@ class MemoryTableModel(RowsTableModel):
         if role == Qt.ItemDataRole.DisplayRole:
             return (item.title, item.category, f"{item.salience:.2f}", _fmt_date(item), str(item.access_count),
                     "yes" if item.embedded else "no")[col]
+        if role == Qt.ItemDataRole.ToolTipRole and col == 3:
+            return f"Updated {_fmt_date(item, with_time=True)}"
         if role == Qt.ItemDataRole.ToolTipRole and col == 0:
             pinned = "\nPinned: never decays" if item.pinned else ""
             return f"{item.title}\n{', '.join(item.keywords)}{pinned}" if item.keywords else item.title + pinned

@@ -31,10 +31,12 @@ class MemoryEditor(QWidget):
     save_requested = Signal(object, dict)  # the memory being edited (None for a new one), the form's values
     dirty_changed = Signal(bool)
     loaded = Signal(object)  # the memory now shown (None: an empty form); the Graph pane follows it
+    restore_requested = Signal(str)  # the id of the trashed memory shown read-only
 
     def __init__(self, parent=None):
         super().__init__(parent)
         self.item: MemoryItem | None = None
+        self.read_only = False
         self._dirty = False
         self._loading = False
         self.title = QLineEdit(placeholderText="Title (defaults to the first heading)")
@@ -52,6 +54,13 @@ class MemoryEditor(QWidget):
         self.save_button.setEnabled(False)
         self.revert_button = QPushButton("Revert")
         self.revert_button.setEnabled(False)
+        self.restore_button = QPushButton("Restore from trash")
+        self.restore_button.setVisible(False)
+        self.restore_button.clicked.connect(lambda: self.item and self.restore_requested.emit(self.item.id))
+        for widget, name in ((self.title, "Title"), (self.category, "Category"), (self.keywords, "Keywords"),
+                             (self.session, "Session"), (self.source, "Markdown source"),
+                             (self.preview, "Preview")):
+            widget.setAccessibleName(name)
 
         form = QFormLayout()
         form.addRow("Title", self.title)
@@ -59,16 +68,18 @@ class MemoryEditor(QWidget):
         form.addRow("Keywords", self.keywords)
         form.addRow("Session", self.session)
         form.addRow("Salience", self.salience)
-        split = QSplitter(Qt.Orientation.Horizontal)
-        split.addWidget(self.source)
-        split.addWidget(self.preview)
+        self.split = QSplitter(Qt.Orientation.Horizontal)
+        self.split.setObjectName("editorSplitter")
+        self.split.addWidget(self.source)
+        self.split.addWidget(self.preview)
         buttons = QHBoxLayout()
         buttons.addWidget(self.info, 1)
+        buttons.addWidget(self.restore_button)
         buttons.addWidget(self.revert_button)
         buttons.addWidget(self.save_button)
         lay = QVBoxLayout(self)
         lay.addLayout(form)
-        lay.addWidget(split, 1)
+        lay.addWidget(self.split, 1)
         lay.addLayout(buttons)
 
         self._preview_timer = QTimer(self, singleShot=True, interval=PREVIEW_DELAY_MS)
@@ -95,13 +106,15 @@ class MemoryEditor(QWidget):
         self.revert_button.setEnabled(value and self.item is not None)
 
     def _mark_dirty(self, *_args: object) -> None:
-        if not self._loading:
+        if not self._loading and not self.read_only:
             self._set_dirty(True)
 
-    def load(self, item: MemoryItem | None, category: str | None = None) -> None:
-        """Show ``item`` (or an empty form for a new memory); clears the unsaved state."""
+    def load(self, item: MemoryItem | None, category: str | None = None, *, read_only: bool = False) -> None:
+        """Show ``item`` (or an empty form for a new memory); clears the unsaved state. ``read_only``: a memory
+        in the trash, shown with Restore instead of Save."""
         self._loading = True
         self.item = item
+        self._set_read_only(read_only and item is not None)
         self.title.setText(item.title if item else "")
         self.category.setCurrentText(item.category if item else (category or "context"))
         self.keywords.setText(", ".join(item.keywords) if item else "")
@@ -109,10 +122,30 @@ class MemoryEditor(QWidget):
         self.salience.set_value(item.salience if item else 0.8)
         self.source.setPlainText(item.content if item else "")
         self._render()
-        self.info.setText(self._describe(item))
+        self.info.setText("In the trash: restore it to edit it." if self.read_only else self._describe(item))
         self._loading = False
         self._set_dirty(False)
         self.loaded.emit(item)
+
+    def _set_read_only(self, value: bool) -> None:
+        self.read_only = value
+        for edit in (self.title, self.keywords, self.session):
+            edit.setReadOnly(value)
+        self.source.setReadOnly(value)
+        self.category.setEnabled(not value)
+        self.salience.setEnabled(not value)
+        self.restore_button.setVisible(value)
+        self.save_button.setVisible(not value)
+        self.revert_button.setVisible(not value)
+
+    def set_categories(self, categories: list[str]) -> None:
+        """The category choices (the vault's own), keeping what the form shows."""
+        self.category.blockSignals(True)
+        current = self.category.currentText()
+        self.category.clear()
+        self.category.addItems(categories)
+        self.category.setCurrentText(current)
+        self.category.blockSignals(False)
 
     def loaded_id(self) -> str | None:
         return self.item.id if self.item else None
@@ -137,7 +170,7 @@ class MemoryEditor(QWidget):
         }
 
     def request_save(self) -> None:
-        if self._dirty:
+        if self._dirty and not self.read_only:
             self.save_requested.emit(self.item, self.values())
 
     def _render(self) -> None:

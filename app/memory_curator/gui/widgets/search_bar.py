@@ -37,6 +37,10 @@ class SearchBar(QWidget):
         self.session = QComboBox(minimumContentsLength=10)
         self.min_salience = QDoubleSpinBox(minimum=0.0, maximum=1.0, singleStep=0.05, decimals=2)
         self.min_salience.setToolTip("Only memories at least this salient")
+        for widget, name in ((self.edit, "Search memories"), (self.mode, "Search mode"),
+                             (self.category, "Category filter"), (self.session, "Session filter"),
+                             (self.min_salience, "Minimum salience")):
+            widget.setAccessibleName(name)
         self.set_choices([], [])
         top = QHBoxLayout()
         top.addWidget(self.edit, 1)

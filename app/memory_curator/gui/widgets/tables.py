@@ -13,6 +13,7 @@ def make_table(stretch_column: int, object_name: str) -> QTableView:
     view.setAlternatingRowColors(True)
     view.setWordWrap(False)
     view.setShowGrid(False)
+    view.setTabKeyNavigation(False)  # Tab leaves the list for the next control; arrows move in it
     view.setVerticalScrollMode(QAbstractItemView.ScrollMode.ScrollPerPixel)
     rows = view.verticalHeader()
     rows.setVisible(False)

@@ -1,6 +1,8 @@
 """The main window: browse pane, memory list or search results, and side panes (editor, why, health).
 
-Views only: every engine call goes through the Engine (worker thread); results come back as signals.
+Views only: every engine call goes through the Engine (worker thread); results come back as signals. The
+window lays out the widgets and opens vaults; what a selection means is ``editing``, searching is
+``search_flow``, back/forward and recalls are ``navigation``, the menus are ``menus``.
 """
 
 from __future__ import annotations
@@ -8,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QAction, QCloseEvent, QDragEnterEvent, QDropEvent, QKeySequence, QUndoStack
+from PySide6.QtGui import QCloseEvent, QDragEnterEvent, QDropEvent, QShowEvent, QUndoStack
 from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
@@ -25,43 +27,47 @@ from PySide6.QtWidgets import (
 
 from memory_curator.core.embed.base import Embedder
 from memory_curator.core.errors import ValidationError
-from memory_curator.core.model import MemoryItem, SearchResult
-from memory_curator.gui import commands, graph_panes
-from memory_curator.gui.about import show_about
+from memory_curator.core.model import MemoryItem
+from memory_curator.gui import graph_panes
 from memory_curator.gui.models.browse import BrowseModel, browse_counts
 from memory_curator.gui.models.memory_table import ListFilter, MemoryTableModel
 from memory_curator.gui.models.results import HtmlRole, SearchResultsModel
-from memory_curator.gui.models.roles import FilterRole, IdRole, ItemRole
+from memory_curator.gui.models.roles import FilterRole
 from memory_curator.gui.settings import AppSettings
+from memory_curator.gui.widgets.command_palette import CommandPalette
 from memory_curator.gui.widgets.editor import MemoryEditor
 from memory_curator.gui.widgets.explanation import ExplanationPanel
 from memory_curator.gui.widgets.health import HealthPane
 from memory_curator.gui.widgets.inbox import InboxPane
 from memory_curator.gui.widgets.rich_text_delegate import RichTextDelegate
 from memory_curator.gui.widgets.salience import SalienceControl
-from memory_curator.gui.widgets.search_bar import SearchBar, SearchQuery
+from memory_curator.gui.widgets.search_bar import SearchBar
 from memory_curator.gui.widgets.status import EngineStatusBar
 from memory_curator.gui.widgets.tables import make_table, stretch
+from memory_curator.gui.widgets.tour import Step, Tour
+from memory_curator.gui.windows import view_state
 from memory_curator.gui.windows.drop import local_paths
-from memory_curator.gui.windows.history_dialog import open_history
+from memory_curator.gui.windows.editing import EditFlow
+from memory_curator.gui.windows.menus import build_menus
+from memory_curator.gui.windows.navigation import Navigation
+from memory_curator.gui.windows.search_flow import SearchFlow
 from memory_curator.gui.windows.vault_actions import VaultActions
 from memory_curator.gui.worker import Engine, Request
-
-SEARCH_LIMIT = 50
 
 
 class MainWindow(QMainWindow):
     vault_opened = Signal(object)  # Path
     changed = Signal(str)  # after an engine change finished: "edit" | "create" | "delete" | "salience"
-    search_finished = Signal(int)  # number of results shown
+    search_finished = Signal(int)  # number of relevant results shown
 
     def __init__(self, settings: AppSettings, parent=None):
         super().__init__(parent)
         self.settings = settings
         self.engine: Engine | None = None
         self.undo_stack = QUndoStack(self)
-        self._current_filter = ListFilter()
-        self._switching = False
+        self.current_filter = ListFilter()
+        self.switching = False  # the window itself moves a selection: not the user's choice
+        self._shown_once = False
         self._pending_save: dict | None = None  # the editor values being saved, to know when it is clean
         self._requested_embedder: str | Embedder = settings.embedder
         self._switch_model_after_open: tuple[str, str | None] | None = None  # chosen when the models differed
@@ -73,23 +79,25 @@ class MainWindow(QMainWindow):
         self.browse_model = BrowseModel(self)
         self.browse = QTreeView(headerHidden=True)
         self.browse.setObjectName("browseTree")
+        self.browse.setAccessibleName("Browse: categories, sessions, keywords and trash")
         self.browse.setModel(self.browse_model)
         self._expanded_groups = {"Categories"}  # sessions and keywords can run to hundreds: folded at first
-        self.browse.selectionModel().currentChanged.connect(self._browse_selected)
 
         # Center: search bar, list or results, selection bar
         self.search_bar = SearchBar()
         self.list_model = MemoryTableModel(None, self)
         self.list_view = make_table(0, "memoryList")
+        self.list_view.setAccessibleName("Memories")
         self.list_view.setModel(self.list_model)
-        stretch(self.list_view, {1: 90, 2: 62, 3: 128, 4: 72, 5: 74})
+        stretch(self.list_view, {1: 84, 2: 58, 3: 92, 4: 66, 5: 70})
         self.list_view.horizontalHeader().setSortIndicator(3, Qt.SortOrder.DescendingOrder)
         self.list_view.setSortingEnabled(True)
         self.results_model = SearchResultsModel(self)
         self.results_view = make_table(4, "searchResults")
+        self.results_view.setAccessibleName("Search results")
         self.results_view.setModel(self.results_model)
         self.results_view.setItemDelegateForColumn(4, RichTextDelegate(HtmlRole, self.results_view))
-        stretch(self.results_view, {0: 56, 1: 200, 2: 86, 3: 62})
+        stretch(self.results_view, {0: 56, 1: 220, 2: 84, 3: 58})
         self.center_stack = QStackedWidget()
         self.center_stack.addWidget(self.list_view)
         self.center_stack.addWidget(self.results_view)
@@ -124,32 +132,62 @@ class MainWindow(QMainWindow):
         self.add_pane("Inbox", self.inbox)
         self.graph_panes = graph_panes.attach(self)  # Entities and Graph panes, clickable [[wikilinks]]
 
-        split = QSplitter(Qt.Orientation.Horizontal)
-        split.addWidget(self.browse)
-        split.addWidget(center)
-        split.addWidget(self.side)
-        split.setSizes([220, 620, 520])
-        split.setStretchFactor(1, 1)
-        self.setCentralWidget(split)
+        self.splitter = QSplitter(Qt.Orientation.Horizontal)
+        self.splitter.setObjectName("mainSplitter")
+        self.splitter.addWidget(self.browse)
+        self.splitter.addWidget(center)
+        self.splitter.addWidget(self.side)
+        self.splitter.setSizes([200, 640, 440])
+        self.splitter.setStretchFactor(1, 1)
+        self.setCentralWidget(self.splitter)
         self.status = EngineStatusBar()
         self.setStatusBar(self.status)
 
+        self.edit_flow = EditFlow(self)
+        self.navigation = Navigation(self)
+        self.search_flow = SearchFlow(self)
         self.vault_actions = VaultActions(self)
-        self._build_menus()
+        build_menus(self)
         self._connect()
-        self._update_selection_bar()
-        geometry = settings.geometry()
-        if geometry:
-            self.restoreGeometry(geometry)
+        self.edit_flow.update_selection_bar()
+        view_state.restore(self)
 
     # -- panes ----------------------------------------------------------------------------------------
 
     def add_pane(self, title: str, widget: QWidget) -> int:
         """Add a side pane (a tab beside the editor). Returns its index."""
+        widget.setAccessibleName(widget.accessibleName() or title)
         return self.side.addTab(widget, title)
 
     def show_pane(self, widget: QWidget) -> None:
         self.side.setCurrentWidget(widget)
+
+    def show_tour(self, force: bool = False) -> Tour | None:
+        """The first-run tour, unless it was finished or skipped before (``force``: Help › Show the tour)."""
+        if self.settings.tour_done and not force:
+            return None
+        steps = [
+            Step(self.search_bar, "Search",
+                 "Type what you are looking for: words or a question. Results appear as you type, the best one "
+                 "opens on the right. Up/Down move through them, Enter edits, Escape comes back here."),
+            Step(self.side, "Edit",
+                 "The editor shows the memory as markdown beside a preview; Ctrl+S saves, Ctrl+Z undoes. "
+                 "Why this result shows how a hit was ranked."),
+            Step(self.list_view, "Import",
+                 "Drop PDFs, markdown or text files or whole folders on the window (or File › Import) to turn "
+                 "them into memories. Ctrl+K finds any command."),
+        ]
+        tour = Tour(steps, self)
+        tour.finished.connect(lambda: setattr(self.settings, "tour_done", True))
+        tour.show()
+        self.tour = tour
+        return tour
+
+    def open_palette(self) -> CommandPalette:
+        palette = CommandPalette(self.menuBar(), self)
+        palette.show()
+        palette.edit.setFocus()
+        return palette
 
     # -- vault ----------------------------------------------------------------------------------------
 
@@ -161,6 +199,7 @@ class MainWindow(QMainWindow):
             self.engine.shutdown()
             self.engine.deleteLater()
         self.undo_stack.clear()
+        self.navigation.reset()
         self.editor.load(None)
         self._requested_embedder = embedder or self.settings.embedder
         self.engine = Engine(Path(path), self.settings.memory_config(), self._requested_embedder, self)
@@ -174,8 +213,8 @@ class MainWindow(QMainWindow):
     def _on_opened(self, path: Path) -> None:
         self.settings.vault = path
         self.vault_actions.update_recent()
-        self._current_filter = ListFilter()
-        self.list_model.reload(self._current_filter)
+        self.current_filter = ListFilter()
+        self.list_model.reload(self.current_filter)
         self.refresh_browse()
         self.refresh_status()
         self.inbox.set_engine(self.engine)
@@ -220,7 +259,7 @@ class MainWindow(QMainWindow):
         req.done.connect(self._on_browse_counts)
 
     def _on_browse_counts(self, counts) -> None:
-        self._switching = True
+        self.switching = True
         try:
             model = self.browse_model
             self._expanded_groups = {model.index(r, 0).data().split(" (")[0] for r in range(model.rowCount())
@@ -229,18 +268,13 @@ class MainWindow(QMainWindow):
             for r in range(model.rowCount()):
                 if model.index(r, 0).data() in self._expanded_groups:
                     self.browse.expand(model.index(r, 0))
-            index = self.browse_model.find(self._current_filter)
+            index = self.browse_model.find(self.current_filter)
             if index is not None:
                 self.browse.setCurrentIndex(index)
         finally:
-            self._switching = False
+            self.switching = False
         self.search_bar.set_choices(sorted(counts.categories), sorted(counts.sessions))
-        self.editor.category.blockSignals(True)
-        current = self.editor.category.currentText()
-        self.editor.category.clear()
-        self.editor.category.addItems(sorted(counts.categories))
-        self.editor.category.setCurrentText(current)
-        self.editor.category.blockSignals(False)
+        self.editor.set_categories(sorted(counts.categories))
 
     def refresh_status(self) -> None:
         req = self.engine.run(lambda svc: (svc.embedder_status(), svc.stats().unembedded_count), key="status",
@@ -260,10 +294,10 @@ class MainWindow(QMainWindow):
 
     def track(self, request: Request, kind: str) -> None:
         """Called by undo commands: refresh what the change affects once it is done."""
-        request.done.connect(lambda value: self._after_change(kind, value))
+        request.done.connect(lambda value: self.after_change(kind, value))
         request.failed.connect(self.show_error)
 
-    def _after_change(self, kind: str, value: object) -> None:
+    def after_change(self, kind: str, value: object) -> None:
         items = value if isinstance(value, list) else [value]
         changed = [it for it in items if isinstance(it, MemoryItem)]
         if kind in ("edit", "salience"):
@@ -273,7 +307,7 @@ class MainWindow(QMainWindow):
                 if self.editor.loaded_id() == item.id and (
                         not self.editor.dirty or self.editor.values() == self._pending_save):
                     self.editor.load(item)
-            self._update_selection_bar()
+            self.edit_flow.update_selection_bar()
         else:
             self.list_model.reload()
             if self.editor.loaded_id() is not None and kind == "delete" and not self.editor.dirty:
@@ -288,163 +322,46 @@ class MainWindow(QMainWindow):
         self.status.showMessage(str(exc), 10000)
         QMessageBox.warning(self, "Memory Curator", str(exc))
 
-    # -- browsing and searching -----------------------------------------------------------------------
+    # -- browsing -------------------------------------------------------------------------------------
 
-    def _browse_selected(self, current, _previous) -> None:
-        if self._switching or not current.isValid():
+    def _browse_selected(self, current, _previous=None) -> None:
+        if self.switching or not current.isValid():
             return
         filt = current.data(FilterRole)
         if filt is None:
             return
-        self._current_filter = filt
+        self.current_filter = filt
         self.search_bar.edit.blockSignals(True)
         self.search_bar.edit.clear()
         self.search_bar.edit.blockSignals(False)
-        self.center_stack.setCurrentWidget(self.list_view)
+        self.search_flow.last_query = None
+        self.edit_flow.show_view(self.list_view)
         self.list_model.reload(filt)
-        self._update_selection_bar()
+        self.edit_flow.update_selection_bar()
+
+    def _browse_clicked(self, index) -> None:
+        """A click on the node already selected (say "All memories" under search results) goes back to it."""
+        if index == self.browse.currentIndex() and self.current_view() is not self.list_view:
+            self._browse_selected(index)
 
     def _on_list_loaded(self, total: int) -> None:
         if self.current_view() is self.list_view:  # a refresh behind the search results keeps their label
-            self.list_label.setText(f"{self._current_filter.label()}: {total}")
-        self._update_selection_bar()
+            self.list_label.setText(f"{self.current_filter.label()}: {total}")
+        self.edit_flow.update_selection_bar()
 
-    def run_search(self, q: SearchQuery) -> None:
-        if not q.text:
-            self.center_stack.setCurrentWidget(self.list_view)
-            self.list_label.setText(f"{self._current_filter.label()}: {self.list_model._total}")
-            return
-        req = self.engine.run(
-            lambda svc: (svc.search(q.text, limit=SEARCH_LIMIT, mode=q.mode, category=q.category,
-                                    session_id=q.session_id, min_salience=q.min_salience), svc.last_warnings),
-            key="search", read=True,
-        )
-        req.done.connect(lambda value: self._on_results(q, *value))
-        req.failed.connect(lambda exc: self.status.showMessage(str(exc), 8000))
-
-    def _on_results(self, q: SearchQuery, results: list[SearchResult], warnings: tuple[str, ...]) -> None:
-        self.results_model.set_results(q.text, results, warnings)
-        self.center_stack.setCurrentWidget(self.results_view)
-        self.list_label.setText(f"{len(results)} result(s) for “{q.text}” ({q.mode})")
-        if warnings:
-            self.status.showMessage(" ".join(warnings), 10000)
-        self.explanation.clear_result()
-        self._update_selection_bar()
-        self.search_finished.emit(len(results))
-
-    # -- selection ------------------------------------------------------------------------------------
+    # -- what the selection acts on (see editing.py) --------------------------------------------------
 
     def current_view(self):
-        return self.center_stack.currentWidget()
+        return self.edit_flow.current_view()
 
     def selected_items(self) -> list[MemoryItem]:
-        view = self.current_view()
-        rows = sorted({i.row() for i in view.selectionModel().selectedRows()})
-        values = [view.model().index(r, 0).data(ItemRole) for r in rows]
-        return [v.memory if isinstance(v, SearchResult) else v for v in values if v is not None]
-
-    def _current_changed(self, current, _previous) -> None:
-        if self._switching or not current.isValid():
-            return
-        value = current.siblingAtColumn(0).data(ItemRole)
-        if isinstance(value, SearchResult):
-            self.explanation.show_result(value)
-            value = value.memory
-        if value is None or value.id == self.editor.loaded_id():
-            return
-        if not self.confirm_discard():
-            self._reselect_editor_row()
-            return
-        self.editor.load(value)
-
-    def _reselect_editor_row(self) -> None:
-        """The user chose to stay on unsaved changes: point the list back at the memory being edited."""
-        view = self.current_view()
-        model = view.model()
-        loaded = self.editor.loaded_id()
-        row = next((r for r in range(model.rowCount()) if loaded and model.index(r, 0).data(IdRole) == loaded), -1)
-        self._switching = True
-        try:
-            if row >= 0:
-                view.setCurrentIndex(model.index(row, 0))
-            else:
-                view.selectionModel().clearSelection()
-        finally:
-            self._switching = False
-
-    def _update_selection_bar(self, *_args) -> None:
-        items = self.selected_items()
-        trash = self._current_filter.trash and self.current_view() is self.list_view
-        self.selection_salience.setEnabled(bool(items) and not trash)
-        self.delete_button.setEnabled(bool(items) and not trash)
-        self.restore_button.setVisible(trash)
-        self.restore_button.setEnabled(bool(items))
-        self.selection_label.setText(f"Salience of {len(items)} selected" if items else "Salience")
-        if items:
-            self.selection_salience.set_value(items[0].salience)
-
-    # -- edits (undoable) -----------------------------------------------------------------------------
-
-    def save_editor(self, item: MemoryItem | None, values: dict) -> None:
-        if self.engine is None:
-            return
-        self._pending_save = dict(values)
-        if item is None:
-            self.undo_stack.push(commands.CreateMemory(self, values))
-            return
-        before = {"title": item.title, "category": item.category, "keywords": list(item.keywords),
-                  "session_id": item.session_id or "", "salience": item.salience, "content": item.content}
-        changed = {k: v for k, v in values.items() if v != before.get(k)}
-        if not changed:
-            self.editor.load(item)
-            return
-        self.undo_stack.push(commands.EditMemory(self, item.id, {k: before[k] for k in changed}, changed))
-
-    def set_selection_salience(self, value: float) -> None:
-        items = [it for it in self.selected_items() if abs(it.salience - value) > 1e-9]
-        if items:
-            self.undo_stack.push(commands.SetSalience(self, {it.id: it.salience for it in items}, value))
-
-    def delete_selected(self) -> None:
-        items = self.selected_items()
-        if not items or self._current_filter.trash and self.current_view() is self.list_view:
-            return
-        if self.editor.loaded_id() in {it.id for it in items}:
-            self.editor.load(None)
-        label = f"“{items[0].title}”" if len(items) == 1 else f"{len(items)} memories"
-        self.undo_stack.push(commands.DeleteMemories(self, [it.id for it in items], label))
-
-    def restore_selected(self) -> None:
-        ids = [it.id for it in self.selected_items()]
-        if ids:
-            self.track(self.engine.run(lambda svc: svc.restore_many(ids)), "create")
-
-    def new_memory(self) -> None:
-        if not self.confirm_discard():
-            return
-        self.editor.load(None, category=self._current_filter.category)
-        self.show_pane(self.editor)
-        self.editor.title.setFocus()
+        return self.edit_flow.selected_items()
 
     def confirm_discard(self) -> bool:
-        """Unsaved changes are never lost silently: save, discard, or stay."""
-        if not self.editor.dirty:
-            return True
-        box = QMessageBox(QMessageBox.Icon.Question, "Unsaved changes",
-                          f"“{self.editor.title.text() or 'New memory'}” has unsaved changes.",
-                          QMessageBox.StandardButton.Save | QMessageBox.StandardButton.Discard
-                          | QMessageBox.StandardButton.Cancel, self)
-        box.setObjectName("unsavedChangesBox")
-        box.setDefaultButton(QMessageBox.StandardButton.Save)
-        answer = box.exec()
-        if answer == QMessageBox.StandardButton.Save:
-            self.editor.request_save()
-            self.editor.load(self.editor.item)  # the save is queued; its result refreshes the list
-            return True
-        if answer == QMessageBox.StandardButton.Discard:
-            self.editor.load(self.editor.item)
-            return True
-        return False
+        return self.edit_flow.confirm_discard()
+
+    def restore_selected(self) -> None:
+        self.edit_flow.restore_selected()
 
     # -- long operations ------------------------------------------------------------------------------
 
@@ -473,54 +390,22 @@ class MainWindow(QMainWindow):
 
     # -- wiring ---------------------------------------------------------------------------------------
 
-    def _build_menus(self) -> None:
-        bar = self.menuBar()
-        file_menu = bar.addMenu("&File")
-        self.vault_actions.populate_file_menu(file_menu)
-        edit = bar.addMenu("&Edit")
-        self.undo_action = self.undo_stack.createUndoAction(self, "&Undo")
-        self.undo_action.setShortcuts(QKeySequence.StandardKey.Undo)
-        self.redo_action = self.undo_stack.createRedoAction(self, "&Redo")
-        self.redo_action.setShortcuts([QKeySequence("Ctrl+Shift+Z"), QKeySequence("Ctrl+Y")])
-        edit.addAction(self.undo_action)
-        edit.addAction(self.redo_action)
-        edit.addSeparator()
-        self.find_action = self._action(edit, "&Find", "Ctrl+F", self.search_bar.focus)
-        self.new_action = self._action(edit, "&New memory", "Ctrl+N", self.new_memory)
-        self.save_action = self._action(edit, "&Save memory", "Ctrl+S", self.editor.request_save)
-        self.delete_action = self._action(edit, "Move to &trash", QKeySequence.StandardKey.Delete, self.delete_selected)
-        memory = bar.addMenu("&Memory")
-        self.vault_actions.populate_memory_menu(memory)
-        view = bar.addMenu("&View")
-        self._action(view, "Vault &health", None, lambda: (self.refresh_health(), self.show_pane(self.health)))
-        self._action(view, "&Why this result", None, lambda: self.show_pane(self.explanation))
-        self._action(view, "&Inbox", None, lambda: (self.inbox.refresh(), self.show_pane(self.inbox)))
-        self.history_action = self._action(memory, "&History…", "Ctrl+Shift+H", lambda: open_history(self))
-        help_menu = bar.addMenu("&Help")
-        self.about_action = self._action(help_menu, "&About Memory Curator", None, lambda: show_about(self))
-
-    def _action(self, menu, text: str, shortcut, slot) -> QAction:
-        action = QAction(text, self)
-        if shortcut is not None:
-            action.setShortcut(QKeySequence(shortcut))
-        action.triggered.connect(lambda _checked=False: slot())
-        menu.addAction(action)
-        self.addAction(action)
-        return action
-
     def _connect(self) -> None:
-        self.search_bar.search_requested.connect(self.run_search)
+        edit = self.edit_flow
+        self.browse.selectionModel().currentChanged.connect(self._browse_selected)
+        self.browse.clicked.connect(self._browse_clicked)
         self.list_model.loaded.connect(self._on_list_loaded)
         self.list_model.failed.connect(lambda msg: self.status.showMessage(msg, 10000))
         for view in (self.list_view, self.results_view):
-            view.selectionModel().currentChanged.connect(self._current_changed)
-            view.selectionModel().selectionChanged.connect(self._update_selection_bar)
-        self.list_model.modelReset.connect(self._update_selection_bar)
-        self.results_model.modelReset.connect(self._update_selection_bar)
-        self.editor.save_requested.connect(self.save_editor)
-        self.selection_salience.committed.connect(self.set_selection_salience)
-        self.delete_button.clicked.connect(self.delete_selected)
-        self.restore_button.clicked.connect(self.restore_selected)
+            view.selectionModel().currentChanged.connect(edit.current_changed)
+            view.selectionModel().selectionChanged.connect(edit.update_selection_bar)
+        self.list_model.modelReset.connect(edit.update_selection_bar)
+        self.results_model.modelReset.connect(edit.update_selection_bar)
+        self.editor.save_requested.connect(edit.save_editor)
+        self.editor.restore_requested.connect(lambda mid: edit.restore([mid]))
+        self.selection_salience.committed.connect(edit.set_selection_salience)
+        self.delete_button.clicked.connect(edit.delete_selected)
+        self.restore_button.clicked.connect(edit.restore_selected)
         self.health.repair_requested.connect(self.repair)
         self.health.refresh_requested.connect(self.refresh_health)
         self.status.embed_requested.connect(lambda: self.repair("embed"))
@@ -528,6 +413,8 @@ class MainWindow(QMainWindow):
         self.inbox.failed.connect(lambda msg: self.status.showMessage(msg, 10000))
         self.inbox.count_changed.connect(
             lambda n: self.side.setTabText(self.side.indexOf(self.inbox), f"Inbox ({n})" if n else "Inbox"))
+        self.navigation.recalled.connect(lambda item: (self.list_model.replace_item(item),
+                                                       self.results_model.replace_item(item)))
 
     def dragEnterEvent(self, event: QDragEnterEvent) -> None:  # noqa: N802 - Qt's name
         if local_paths(event.mimeData()):
@@ -539,11 +426,17 @@ class MainWindow(QMainWindow):
             event.acceptProposedAction()
             self.vault_actions.import_paths(paths)
 
+    def showEvent(self, event: QShowEvent) -> None:  # noqa: N802 - Qt's name
+        super().showEvent(event)
+        if not self._shown_once:
+            self._shown_once = True
+            view_state.restore_splitters(self)
+
     def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 - Qt's name
         if not self.confirm_discard():
             event.ignore()
             return
-        self.settings.set_geometry(self.saveGeometry().data())
+        view_state.save(self)
         if self.engine is not None:
             self.engine.shutdown()
         event.accept()

@@ -10,6 +10,7 @@ from PySide6.QtWidgets import QFileDialog, QMenu, QMessageBox
 from memory_curator.gui import commands
 from memory_curator.gui.windows.consolidate_dialog import ConsolidateDialog
 from memory_curator.gui.windows.import_dialog import ImportDialog
+from memory_curator.gui.windows.menus import add_action
 from memory_curator.gui.windows.settings_dialog import SettingsDialog
 
 
@@ -33,8 +34,8 @@ class VaultActions:
         self._add(menu, "&Quit", QKeySequence.StandardKey.Quit, self.w.close)
 
     def populate_memory_menu(self, menu: QMenu) -> None:
-        self._add(menu, "&Pin selected (never decays)", "Ctrl+P", lambda: self.set_pinned(True))
-        self._add(menu, "U&npin selected", "Ctrl+Shift+P", lambda: self.set_pinned(False))
+        self._add(menu, "&Pin selected (never decays)", "Ctrl+D", lambda: self.set_pinned(True))
+        self._add(menu, "U&npin selected", "Ctrl+Shift+D", lambda: self.set_pinned(False))
         self._add(menu, "Apply salience &decay now", None, self.apply_decay)
         menu.addSeparator()
         self._add(menu, "&Consolidate selected…", None, self.consolidate_selected)
@@ -44,12 +45,7 @@ class VaultActions:
         self._add(menu, "&Empty trash…", None, self.empty_trash)
 
     def _add(self, menu: QMenu, text: str, shortcut, slot) -> QAction:
-        action = QAction(text, self.w)
-        if shortcut is not None:
-            action.setShortcut(QKeySequence(shortcut))
-        action.triggered.connect(lambda _checked=False: slot())
-        menu.addAction(action)
-        return action
+        return add_action(self.w, menu, text, shortcut, slot)
 
     # -- vaults ---------------------------------------------------------------------------------------
 
@@ -90,8 +86,8 @@ class VaultActions:
     def import_paths(self, paths: list[Path]) -> ImportDialog:
         if self.import_dialog is None or not self.import_dialog.isVisible():
             self.import_dialog = ImportDialog(self.w.engine, self.w)
-            self.import_dialog.finished_import.connect(lambda _r: self.w._after_change("create", None))
-        self.import_dialog.start(paths, self.w._current_filter.category)
+            self.import_dialog.finished_import.connect(lambda _r: self.w.after_change("create", None))
+        self.import_dialog.start(paths, self.w.current_filter.category)
         self.import_dialog.show()
         self.import_dialog.raise_()
         return self.import_dialog
@@ -101,7 +97,7 @@ class VaultActions:
     def _consolidate_dialog(self) -> ConsolidateDialog:
         dialog = ConsolidateDialog(self.w.engine, self.w)
         dialog.consolidated.connect(lambda result: self.w.undo_stack.push(commands.Consolidate(self.w, result)))
-        dialog.consolidated.connect(lambda _v: self.w._after_change("create", None))
+        dialog.consolidated.connect(lambda _v: self.w.after_change("create", None))
         self.consolidate_dialog = dialog
         return dialog
 
@@ -118,7 +114,7 @@ class VaultActions:
 
     def suggest_groups(self) -> ConsolidateDialog:
         dialog = self._consolidate_dialog()
-        dialog.suggest(self.w._current_filter.category)
+        dialog.suggest(self.w.current_filter.category)
         dialog.show()
         return dialog
 

@@ -1,0 +1,83 @@
+"""A three-step first-run tour (search, edit, import): a small card beside the part of the window it is
+about. Finishing or skipping it dismisses it for good; Help › Show the tour brings it back."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from PySide6.QtCore import QPoint, Signal
+from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
+
+
+@dataclass(frozen=True)
+class Step:
+    target: QWidget
+    title: str
+    text: str
+
+
+class Tour(QFrame):
+    finished = Signal()  # done or skipped: not shown again at start
+
+    def __init__(self, steps: list[Step], parent: QWidget):
+        super().__init__(parent)
+        self.setObjectName("firstRunTour")
+        self.setAccessibleName("Tour")
+        self.setFrameShape(QFrame.Shape.StyledPanel)
+        self.setAutoFillBackground(True)
+        self.steps = steps
+        self.index = 0
+        self.heading = QLabel()
+        self.heading.setObjectName("tourHeading")
+        self.body = QLabel(wordWrap=True)
+        self.counter = QLabel()
+        self.skip_button = QPushButton("Skip tour")
+        self.back_button = QPushButton("Back")
+        self.next_button = QPushButton("Next")
+        self.next_button.setDefault(True)
+        self.skip_button.clicked.connect(self.finish)
+        self.back_button.clicked.connect(lambda: self.go(self.index - 1))
+        self.next_button.clicked.connect(self._next)
+        buttons = QHBoxLayout()
+        buttons.addWidget(self.counter, 1)
+        buttons.addWidget(self.skip_button)
+        buttons.addWidget(self.back_button)
+        buttons.addWidget(self.next_button)
+        lay = QVBoxLayout(self)
+        lay.addWidget(self.heading)
+        lay.addWidget(self.body)
+        lay.addLayout(buttons)
+        self.setFixedWidth(340)
+        self.go(0)
+
+    def go(self, index: int) -> None:
+        self.index = max(0, min(len(self.steps) - 1, index))
+        step = self.steps[self.index]
+        self.heading.setText(f"<b>{step.title}</b>")
+        self.body.setText(step.text)
+        self.counter.setText(f"{self.index + 1} of {len(self.steps)}")
+        self.back_button.setEnabled(self.index > 0)
+        self.next_button.setText("Done" if self.index == len(self.steps) - 1 else "Next")
+        self.adjustSize()
+        self._place(step.target)
+        self.raise_()
+        self.next_button.setFocus()
+
+    def _next(self) -> None:
+        if self.index == len(self.steps) - 1:
+            self.finish()
+        else:
+            self.go(self.index + 1)
+
+    def _place(self, target: QWidget) -> None:
+        """Just below the target, inside the window."""
+        parent = self.parentWidget()
+        below = target.mapTo(parent, QPoint(0, target.height() + 6))
+        x = max(8, min(parent.width() - self.width() - 8, below.x()))
+        y = max(8, min(parent.height() - self.height() - 8, below.y()))
+        self.move(x, y)
+
+    def finish(self) -> None:
+        self.hide()
+        self.finished.emit()
+        self.deleteLater()

@@ -1,0 +1,115 @@
+"""Searching from the window: the query goes to the engine's reader, the relevant results come back, the
+first one opens, and the keyboard moves through them from the search box (as in a mail client or Obsidian's
+quick switcher): Up/Down move, Enter opens the editor, Escape comes back to the box.
+
+Searching is not a recall (``record_access=False``): see ``navigation`` for what is.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QEvent, QObject, Qt
+
+from memory_curator.core.model import SearchResult
+from memory_curator.gui.widgets.search_bar import SearchQuery
+
+SEARCH_LIMIT = 50
+
+
+class SearchFlow(QObject):
+    def __init__(self, window):
+        super().__init__(window)
+        self.w = window
+        self.last_query: SearchQuery | None = None
+        window.search_bar.search_requested.connect(self.run)
+        window.search_bar.edit.installEventFilter(self)
+        view = window.results_view
+        view.activated.connect(self._activated)
+        view.clicked.connect(lambda index: self._show_more_at(index.row()))
+
+    # -- asking ---------------------------------------------------------------------------------------
+
+    def run(self, q: SearchQuery) -> None:
+        w = self.w
+        if not q.text:
+            self.last_query = None
+            w.edit_flow.show_view(w.list_view)
+            w.list_label.setText(f"{w.current_filter.label()}: {w.list_model._total}")
+            w.edit_flow.update_selection_bar()
+            return
+        req = w.engine.run(
+            lambda svc: (svc.search(q.text, limit=SEARCH_LIMIT, mode=q.mode, category=q.category,
+                                    session_id=q.session_id, min_salience=q.min_salience, record_access=False),
+                         svc.last_warnings),
+            key="search", read=True,
+        )
+        req.done.connect(lambda value: self._on_results(q, *value))
+        req.failed.connect(lambda exc: w.status.showMessage(str(exc), 8000))
+
+    def _on_results(self, q: SearchQuery, results: list[SearchResult], warnings: tuple[str, ...]) -> None:
+        w = self.w
+        self.last_query = q
+        model = w.results_model
+        model.set_results(q.text, results, warnings)
+        w.edit_flow.show_view(w.results_view)
+        relevant = len(results) - model.weaker_hidden
+        weaker = f", {model.weaker_hidden} weaker" if model.weaker_hidden else ""
+        w.list_label.setText(f"{relevant} result{'s' if relevant != 1 else ''} for “{q.text}” ({q.mode}){weaker}")
+        if warnings:
+            w.status.showMessage(" ".join(warnings), 10000)
+        w.explanation.clear_result()
+        if relevant and not w.editor.dirty:
+            w.results_view.setCurrentIndex(model.index(0, 0))  # the best hit opens; the focus stays in the box
+        w.edit_flow.update_selection_bar()
+        w.search_finished.emit(relevant)
+
+    # -- the results ----------------------------------------------------------------------------------
+
+    def _show_more_at(self, row: int) -> bool:
+        model = self.w.results_model
+        if not model.is_more_row(row):
+            return False
+        model.show_more()
+        self.w.results_view.setCurrentIndex(model.index(row, 0))  # the first weaker match
+        relevant = self.w.list_label.text().split(", ")[0]
+        self.w.list_label.setText(f"{relevant}, with the weaker matches")
+        return True
+
+    def _activated(self, index) -> None:
+        if not self._show_more_at(index.row()):
+            self.open_editor()
+
+    def open_editor(self) -> None:
+        w = self.w
+        if w.editor.item is not None:
+            w.show_pane(w.editor)
+            w.editor.source.setFocus(Qt.FocusReason.ShortcutFocusReason)
+
+    def _move(self, step: int) -> None:
+        view = self.w.edit_flow.current_view()
+        model = view.model()
+        if model.rowCount() == 0:
+            return
+        row = view.currentIndex().row()
+        row = 0 if row < 0 else max(0, min(model.rowCount() - 1, row + step))
+        view.setCurrentIndex(model.index(row, 0))
+        view.scrollTo(model.index(row, 0))
+
+    def eventFilter(self, obj, event) -> bool:  # noqa: N802 - Qt's name
+        if event.type() != QEvent.Type.KeyPress or event.modifiers() & ~Qt.KeyboardModifier.KeypadModifier:
+            return False
+        key = event.key()
+        w = self.w
+        if obj is w.search_bar.edit:  # the only object this filter is installed on
+            if key in (Qt.Key.Key_Down, Qt.Key.Key_Up):
+                self._move(1 if key == Qt.Key.Key_Down else -1)
+                return True
+            if key in (Qt.Key.Key_Return, Qt.Key.Key_Enter) and self._showing(w.search_bar.query()):
+                index = w.results_view.currentIndex()
+                if index.isValid():
+                    self._activated(index)
+                    return True
+        return False  # Enter on a new query searches at once (the bar's own handling)
+
+    def _showing(self, q: SearchQuery) -> bool:
+        """Are the results on screen the answer to ``q`` (so Enter means "open", not "search")?"""
+        return self.last_query == q and self.w.center_stack.currentWidget() is self.w.results_view

@@ -1,0 +1,111 @@
+"""What a user of a polished desktop app expects: a command palette for every action, back/forward through the
+memories opened, a first-run tour that stays dismissed, and names on every control for screen readers."""
+
+from __future__ import annotations
+
+from gui_helpers import select_title
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import (
+    QAbstractButton,
+    QAbstractItemView,
+    QAbstractSpinBox,
+    QApplication,
+    QComboBox,
+    QHeaderView,
+    QLineEdit,
+    QPlainTextEdit,
+    QSlider,
+    QTextEdit,
+)
+
+from memory_curator.gui.settings import AppSettings
+from memory_curator.gui.widgets.command_palette import CommandPalette, menu_actions
+from memory_curator.gui.windows.main_window import MainWindow
+
+
+def test_the_command_palette_lists_every_menu_action_with_its_shortcut_and_runs_one(harness, vault_dir, seeded):
+    w = harness.open(vault_dir)
+    harness.qtbot.keyClick(w, Qt.Key.Key_K, Qt.KeyboardModifier.ControlModifier)
+    palette = w.findChild(CommandPalette)
+    assert palette is not None and palette.isVisible()
+    paths = palette.shown_paths()
+    assert len(paths) == len(menu_actions(w.menuBar())) > 20
+    assert "File › Import files…   Ctrl+I" in paths and "View › Command palette…   Ctrl+K, Ctrl+P" in paths
+    assert "File › Settings…" in paths  # no shortcut on this platform: no empty one shown
+
+    harness.qtbot.keyClicks(palette.edit, "vault health")
+    assert palette.shown_paths() == ["View › Vault health"]
+    harness.qtbot.keyClick(palette.edit, Qt.Key.Key_Return)
+    assert not palette.isVisible() and w.side.currentWidget() is w.health
+
+    harness.qtbot.keyClick(w, Qt.Key.Key_P, Qt.KeyboardModifier.ControlModifier)  # Obsidian's and VS Code's key
+    assert any(p.isVisible() for p in w.findChildren(CommandPalette))
+
+
+def test_back_and_forward_go_through_the_memories_opened(harness, vault_dir, seeded):
+    w = harness.open(vault_dir)
+    assert not w.back_action.isEnabled()
+    for title in ("Vector store", "Deploy rule", "User preferences"):
+        select_title(harness, title)
+    assert w.back_action.isEnabled() and not w.forward_action.isEnabled()
+
+    harness.qtbot.keyClick(w.list_view, Qt.Key.Key_Left, Qt.KeyboardModifier.AltModifier)
+    harness.qtbot.waitUntil(lambda: w.editor.title.text() == "Deploy rule")
+    w.back_action.trigger()
+    harness.qtbot.waitUntil(lambda: w.editor.title.text() == "Vector store")
+    assert w.list_view.currentIndex().data() == "Vector store"  # the list points at what the editor shows
+    assert w.forward_action.isEnabled()
+    harness.qtbot.keyClick(w.list_view, Qt.Key.Key_Right, Qt.KeyboardModifier.AltModifier)
+    harness.qtbot.waitUntil(lambda: w.editor.title.text() == "Deploy rule")
+
+    recent = [a.text() for a in w.recent_memories_menu.actions()]
+    assert recent == ["Deploy rule", "Vector store", "User preferences"]
+
+
+def test_a_memory_opened_from_history_outside_the_list_selects_nothing_else(harness, vault_dir, seeded):
+    w = harness.open(vault_dir)
+    select_title(harness, "Vector store")
+    select_title(harness, "Deploy rule")
+    runbooks = w.browse_model.find(w.current_filter.__class__(category="runbooks"))
+    w.browse.setCurrentIndex(runbooks)  # "Vector store" is not in this list
+    harness.qtbot.waitUntil(lambda: w.list_model.rowCount() == 1)
+    w.back_action.trigger()
+    harness.qtbot.waitUntil(lambda: w.editor.title.text() == "Vector store")
+    assert w.selected_items() == []  # Delete and salience act on nothing the editor does not show
+
+
+def test_the_first_run_tour_has_three_steps_and_stays_dismissed(qtbot, gui_settings, tmp_path):
+    w = MainWindow(gui_settings)
+    qtbot.addWidget(w)
+    w.show()
+    tour = w.show_tour()
+    assert tour is not None and tour.isVisible()
+    titles = []
+    for _ in range(3):
+        titles.append(tour.heading.text())
+        qtbot.mouseClick(tour.next_button, Qt.MouseButton.LeftButton)
+    assert titles == ["<b>Search</b>", "<b>Edit</b>", "<b>Import</b>"] and not tour.isVisible()
+    again = MainWindow(AppSettings(gui_settings.q))
+    qtbot.addWidget(again)
+    assert again.show_tour() is None  # not at the next start
+    assert again.show_tour(force=True) is not None  # but from Help › Show the tour
+
+
+def test_every_control_has_an_accessible_name_and_tab_reaches_the_results(harness, vault_dir, seeded):
+    w = harness.open(vault_dir)
+    kinds = (QAbstractButton, QLineEdit, QComboBox, QAbstractSpinBox, QSlider, QAbstractItemView, QPlainTextEdit,
+             QTextEdit)
+    controls = [c for kind in kinds for c in w.findChildren(kind)]
+    unnamed = [f"{type(c).__name__} {c.objectName()!r}" for c in controls
+               if c.isVisibleTo(w) and not (c.accessibleName() or getattr(c, "text", lambda: "")())
+               and not isinstance(c, QHeaderView)  # read out with its table
+               and c.parent() is not None and not isinstance(c.parent(), (QComboBox, QAbstractSpinBox))]
+    assert unnamed == [], unnamed
+
+    w.search_bar.edit.setFocus()
+    seen = []
+    for _ in range(12):  # up to the editor's title (in the markdown text, Tab indents)
+        harness.qtbot.keyClick(QApplication.focusWidget(), Qt.Key.Key_Tab)
+        seen.append(QApplication.focusWidget())
+    assert w.list_view in seen and seen.index(w.list_view) < seen.index(w.editor.title)
+    w.editor.load(w.editor.item)  # whatever the tabbing typed, closing asks nothing
