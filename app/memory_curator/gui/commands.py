@@ -2,7 +2,7 @@
 consolidations.
 
 Each command runs on the engine; the worker runs requests in order, so an undo queued after its redo
-always sees the redo's effect. A command enters the undo stack only once the engine has done it (``execute``):
+always sees the redo's effect. A command enters the undo stack only once the engine has done it (``push_when_done``):
 a change that failed leaves nothing to undo. ``ctx.track(request, kind)`` lets the window refresh when a
 request finishes.
 """
@@ -31,7 +31,7 @@ def short(title: str | None) -> str:
     return text if len(text) <= MAX_LABEL else text[: MAX_LABEL - 1].rstrip() + "…"
 
 
-def execute(stack: QUndoStack, command: _EngineCommand) -> Request:
+def push_when_done(stack: QUndoStack, command: _EngineCommand) -> Request:
     """Do ``command`` now; push it on ``stack`` (without doing it again) once the engine has succeeded."""
     request = command.apply()
 

@@ -107,7 +107,7 @@ class EditFlow:
             return
         w._pending_save = dict(values)
         if item is None:
-            commands.execute(w.undo_stack, commands.CreateMemory(w, values))
+            commands.push_when_done(w.undo_stack, commands.CreateMemory(w, values))
             return
         before = {"title": item.title, "category": item.category, "keywords": list(item.keywords),
                   "session_id": item.session_id or "", "salience": item.salience, "content": item.content}
@@ -116,13 +116,13 @@ class EditFlow:
             w.editor.load(item)
             return
         title = values.get("title") or item.title
-        commands.execute(w.undo_stack, commands.EditMemory(w, item.id, title, {k: before[k] for k in changed},
+        commands.push_when_done(w.undo_stack, commands.EditMemory(w, item.id, title, {k: before[k] for k in changed},
                                                             changed))
 
     def set_selection_salience(self, value: float) -> None:
         items = [it for it in self.selected_items() if abs(it.salience - value) > 1e-9]
         if items:
-            commands.execute(self.w.undo_stack, commands.SetSalience(self.w, {it.id: it.salience for it in items},
+            commands.push_when_done(self.w.undo_stack, commands.SetSalience(self.w, {it.id: it.salience for it in items},
                                                                       value))
 
     def delete_selected(self) -> None:
@@ -133,7 +133,7 @@ class EditFlow:
         if w.editor.loaded_id() in {it.id for it in items}:
             w.editor.load(None)
         label = f"“{commands.short(items[0].title)}”" if len(items) == 1 else f"{len(items)} memories"
-        commands.execute(w.undo_stack, commands.DeleteMemories(w, [it.id for it in items], label))
+        commands.push_when_done(w.undo_stack, commands.DeleteMemories(w, [it.id for it in items], label))
 
     def restore(self, ids: list[str]) -> None:
         w = self.w
