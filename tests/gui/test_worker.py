@@ -3,6 +3,7 @@ report progress and stop on cancel, errors arrive as values."""
 
 from __future__ import annotations
 
+import sys
 import threading
 
 import pytest
@@ -92,3 +93,18 @@ def test_reads_are_answered_while_the_writer_is_busy(qtbot, engine):
     gate.set()
     with qtbot.waitSignal(long_write.done, timeout=10000):
         pass
+
+
+def test_emitting_signals_keeps_pythons_references():
+    """PySide6 6.12.0 returned True from every ``emit`` without counting the reference: after a few thousand
+    signals (progress, results) Python freed True and the app aborted ("bool_dealloc"). pyproject excludes it."""
+    from PySide6.QtCore import QObject, Signal
+
+    class Emitter(QObject):
+        ping = Signal(int)
+
+    emitter = Emitter()
+    before = sys.getrefcount(True)
+    for i in range(200):
+        emitter.ping.emit(i)
+    assert abs(sys.getrefcount(True) - before) < 50

@@ -56,7 +56,7 @@ class MemoryEditor(QWidget):
         self.revert_button.setEnabled(False)
         self.restore_button = QPushButton("Restore from trash")
         self.restore_button.setVisible(False)
-        self.restore_button.clicked.connect(lambda: self.item and self.restore_requested.emit(self.item.id))
+        self.restore_button.clicked.connect(self._restore)
         for widget, name in ((self.title, "Title"), (self.category, "Category"), (self.keywords, "Keywords"),
                              (self.session, "Session"), (self.source, "Markdown source"),
                              (self.preview, "Preview")):
@@ -146,6 +146,10 @@ class MemoryEditor(QWidget):
         self.category.addItems(categories)
         self.category.setCurrentText(current)
         self.category.blockSignals(False)
+
+    def _restore(self) -> None:
+        if self.item is not None:
+            self.restore_requested.emit(self.item.id)
 
     def loaded_id(self) -> str | None:
         return self.item.id if self.item else None

@@ -127,4 +127,8 @@ class Navigation(QObject):
         if memory_id is None or w.engine is None or w.editor.loaded_id() != memory_id:
             return
         req = w.engine.call("get", memory_id)  # logs one "get" in the access log, like a client's recall
-        req.done.connect(lambda item: item is not None and self.recalled.emit(item))
+        req.done.connect(self._recalled)
+
+    def _recalled(self, item: MemoryItem | None) -> None:
+        if item is not None:
+            self.recalled.emit(item)

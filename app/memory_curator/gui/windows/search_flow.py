@@ -24,7 +24,7 @@ class SearchFlow(QObject):
         window.search_bar.edit.installEventFilter(self)
         view = window.results_view
         view.activated.connect(self._activated)
-        view.clicked.connect(lambda index: self._show_more_at(index.row()))
+        view.clicked.connect(self._clicked)
 
     # -- asking ---------------------------------------------------------------------------------------
 
@@ -73,6 +73,9 @@ class SearchFlow(QObject):
         relevant = self.w.list_label.text().split(", ")[0]
         self.w.list_label.setText(f"{relevant}, with the weaker matches")
         return True
+
+    def _clicked(self, index) -> None:
+        self._show_more_at(index.row())  # a slot returns nothing: PySide mishandles a returned bool
 
     def _activated(self, index) -> None:
         if not self._show_more_at(index.row()):
