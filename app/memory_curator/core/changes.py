@@ -118,17 +118,24 @@ class ChangeMonitor:
         interval = WATCHED_FULL_SCAN_S if self.watching else self._full_scan_s
         due = now - self._last_full >= max(interval, self._scan_backoff)
         if due or self._out_of_step(changed_folders):
-            synced = self._sync()
+            try:
+                synced = self._sync()
+            except BaseException:  # the index locked elsewhere, a full disk: what changed waits for the next poll
+                self._keep_old_view(previous, evented)
+                raise
             if synced is None:  # another process is writing: keep the old view, the next poll looks again
-                self._folders = previous
-                if self._watcher is not None:
-                    self._watcher.give_back(evented)
+                self._keep_old_view(previous, evented)
                 return ChangeReport(self._index_moved(), 0)
             files_changed = synced
             self._last_full = self._clock()
             cost = self._last_full - now
             self._scan_backoff = cost * SCAN_COST_FACTOR if cost > SLOW_SCAN_S else 0.0
         return ChangeReport(self._index_moved(), files_changed)
+
+    def _keep_old_view(self, folders: dict[str, int], evented: set[str]) -> None:
+        self._folders = folders
+        if self._watcher is not None:
+            self._watcher.give_back(evented)
 
     def _index_moved(self) -> bool:
         """Did another connection change memory rows? ``data_version`` (free) says whether anyone committed;

@@ -52,6 +52,12 @@ class IndexError_(CuratorError):
     code = "INDEX_ERROR"
 
 
+class IndexBusy(IndexError_):
+    """Another program kept the index locked for longer than the engine waits (SQLite's busy timeout)."""
+
+    code = "INDEX_BUSY"
+
+
 class EmbeddingError(CuratorError):
     """The embedding provider failed (not reachable, model missing, wrong dimension...)."""
 

@@ -24,6 +24,7 @@ from PySide6.QtCore import QObject, QThread, QTimer, Signal, Slot
 from memory_curator.core.config import MemoryConfig
 from memory_curator.core.embed.base import Embedder
 from memory_curator.core.errors import Cancelled, CuratorError
+from memory_curator.core.polling import PollFailures
 from memory_curator.core.progress import CancelToken
 from memory_curator.core.service import MemoryService
 
@@ -63,6 +64,7 @@ class _Executor(QObject):
         self._engine = engine
         self.service: MemoryService | None = None
         self._poll_timer: QTimer | None = None
+        self._poll_failures = PollFailures()
 
     def start_polling(self) -> None:
         """On the worker thread, between requests: never blocks the window, never counts as busy."""
@@ -80,9 +82,10 @@ class _Executor(QObject):
             return
         try:
             report = self.service.poll_changes()
-        except CuratorError as exc:
-            log.warning("Checking the vault for changes failed: %s", exc)
+        except Exception as exc:  # noqa: BLE001 - logged once per run of failures; the timer polls again
+            self._poll_failures.failed(exc)
             return
+        self._poll_failures.succeeded()
         if report.changed:
             self.changed_elsewhere.emit(report)
 

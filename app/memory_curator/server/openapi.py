@@ -9,7 +9,7 @@ from memory_curator.server.schemas import SearchRequest, StoreRequest
 
 _REF = "#/components/schemas/{model}"
 ERROR_CODES = ["VALIDATION_ERROR", "UNAUTHORIZED", "FORBIDDEN", "NOT_FOUND", "EMBEDDING_ERROR", "STORAGE_ERROR",
-               "INDEX_ERROR", "INTERNAL_ERROR"]
+               "INDEX_ERROR", "INDEX_BUSY", "INTERNAL_ERROR"]
 
 
 def _json(ref: str) -> dict[str, Any]:

@@ -6,7 +6,7 @@ from typing import Any
 
 from starlette.responses import JSONResponse
 
-_STATUS = {"VALIDATION_ERROR": 400, "NOT_FOUND": 404, "FORBIDDEN": 403, "UNAUTHORIZED": 401}
+_STATUS = {"VALIDATION_ERROR": 400, "NOT_FOUND": 404, "FORBIDDEN": 403, "UNAUTHORIZED": 401, "INDEX_BUSY": 503}
 
 
 def error_response(code: str, message: str, details: Any = None) -> JSONResponse:

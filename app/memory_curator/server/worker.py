@@ -13,7 +13,7 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, TypeVar
 
-from memory_curator.core.errors import CuratorError
+from memory_curator.core.polling import PollFailures
 from memory_curator.core.service import MemoryService
 
 log = logging.getLogger(__name__)
@@ -36,13 +36,18 @@ class ServiceWorker:
         return await asyncio.wrap_future(self._executor.submit(fn, self.svc, *args, **kwargs))
 
     async def poll_forever(self, every_s: float = POLL_S) -> None:
-        """Keep the index in step with other processes and commit history; runs until cancelled."""
+        """Keep the index in step with other processes and commit history; runs until cancelled. A poll that
+        fails (the index locked by another program for a while, a full disk, or a bug of ours) is logged once
+        per run of failures and the next poll tries again (core/polling.py)."""
+        failures = PollFailures()
         while True:
             await asyncio.sleep(every_s)
             try:
                 await self.call(MemoryService.poll_changes)
-            except CuratorError as exc:
-                log.warning("Checking the vault for changes failed: %s", exc)
+            except Exception as exc:  # noqa: BLE001 - logged (a message or a traceback) and polled again
+                failures.failed(exc)
+            else:
+                failures.succeeded()
 
     def close(self) -> None:
         if self._closed:

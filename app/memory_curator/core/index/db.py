@@ -8,11 +8,12 @@ loading and FTS5 and keeps the ``sqlite3`` DB-API, so the rest of the engine is 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import sqlean as sqlite
 import sqlite_vec
 
-from memory_curator.core.errors import IndexError_
+from memory_curator.core.errors import CuratorError, IndexBusy, IndexError_, StorageError
 
 DatabaseError = sqlite.DatabaseError
 OperationalError = sqlite.OperationalError
@@ -21,13 +22,68 @@ Connection = sqlite.Connection
 complete_statement = sqlite.complete_statement
 
 BUSY_TIMEOUT_MS = 15_000
+REBUILD_HINT = "rebuild it (Rebuild index in the app's Vault health pane, or `memory-curator rebuild`): the memories are safe in their files"
+
+
+def environment_error(exc: BaseException, path: Path | str) -> CuratorError | None:
+    """SQLite's errors that come from the user's machine (a lock held elsewhere, a full or read-only disk, a
+    failing drive, a damaged file) as the engine's errors, with what to do; None for anything else, which is
+    a bug of ours and keeps its traceback (as qutebrowser's misc/sql.py splits them)."""
+    code = getattr(exc, "sqlite_errorcode", None)
+    if not isinstance(exc, sqlite.DatabaseError) or code is None:
+        return None
+    primary = code & 0xFF  # extended codes (SQLITE_IOERR_WRITE...) keep the primary one in their low byte
+    if primary == sqlite.SQLITE_BUSY:
+        return IndexBusy(
+            f"The vault's index ({path}) stayed locked by another program for {BUSY_TIMEOUT_MS // 1000} s (another "
+            "Memory Curator in the middle of a long change, a backup, or a database browser with it open). "
+            "Try again in a moment, or close that program.")
+    if primary == sqlite.SQLITE_FULL:
+        return StorageError(f"The disk holding the vault is full: the index ({path}) could not grow. "
+                            "Free some space on it, then try again.")
+    if primary in (sqlite.SQLITE_READONLY, sqlite.SQLITE_PERM, sqlite.SQLITE_CANTOPEN):
+        return StorageError(
+            f"The vault's index ({path}) cannot be written: the vault is on a read-only disk, or your user may not "
+            "write to its folder and index.db files. Make them writable, or open a copy of the vault from a "
+            "writable place.")
+    if primary == sqlite.SQLITE_IOERR:
+        return StorageError(
+            f"The disk reported an error reading or writing the vault's index ({path}). Check the disk (and that "
+            f"a network or removable drive is still connected); if it keeps happening, {REBUILD_HINT}.")
+    if primary in (sqlite.SQLITE_CORRUPT, sqlite.SQLITE_NOTADB):
+        return IndexError_(f"The vault's index ({path}) is damaged; {REBUILD_HINT}.")
+    return None
+
+
+class _Connection(sqlite.Connection):
+    """Statements whose failure lies in the user's environment raise the engine's errors (environment_error);
+    every statement of the engine runs through ``execute`` or ``executemany`` here, the first step included."""
+
+    path = "index.db"  # set by connect
+
+    def execute(self, sql: str, parameters: Any = (), /) -> sqlite.Cursor:
+        try:
+            return super().execute(sql, parameters)
+        except sqlite.DatabaseError as exc:
+            raise (environment_error(exc, self.path) or exc) from exc
+
+    def executemany(self, sql: str, parameters: Any, /) -> sqlite.Cursor:
+        try:
+            return super().executemany(sql, parameters)
+        except sqlite.DatabaseError as exc:
+            raise (environment_error(exc, self.path) or exc) from exc
 
 
 def connect(path: Path | str) -> Connection:
     """A connection with sqlite-vec loaded, WAL journaling and a generous busy timeout, so that the app,
-    the CLI and the servers can share one vault without "database is locked" reaching a user."""
+    the CLI and the servers can share one vault without "database is locked" reaching a user (and when another
+    program holds it longer, IndexBusy says so: see environment_error)."""
     try:
-        conn = sqlite.connect(str(path), timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None)
+        conn = sqlite.connect(str(path), timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None, factory=_Connection)
+    except sqlite.DatabaseError as exc:
+        raise (environment_error(exc, path) or IndexError_(f"Cannot open the index {path}: {exc}")) from exc
+    conn.path = str(path)
+    try:
         conn.enable_load_extension(True)
         sqlite_vec.load(conn)
         conn.enable_load_extension(False)
@@ -39,8 +95,11 @@ def connect(path: Path | str) -> Connection:
         conn.execute("PRAGMA temp_store = MEMORY")
         conn.execute("PRAGMA cache_size = -65536")
         conn.execute("PRAGMA mmap_size = 268435456")
-    except sqlite.DatabaseError as exc:
-        raise IndexError_(f"Cannot open the index {path}: {exc}") from exc
+    except BaseException as exc:
+        conn.close()  # a vault on a disk that was unplugged or made read-only must not stay busy
+        if isinstance(exc, sqlite.DatabaseError):
+            raise IndexError_(f"Cannot open the index {path}: {exc}") from exc
+        raise
     return conn
 
 

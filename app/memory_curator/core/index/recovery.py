@@ -19,7 +19,11 @@ def open_index(path: Path, root: Path, state_dir: Path) -> tuple[IndexStore, boo
     fresh = not path.exists()
     try:
         store = IndexStore.open(path, root)
-        store.count()
+        try:
+            store.count()
+        except BaseException:
+            store.close()
+            raise
         return store, fresh
     except (IndexError_, db.DatabaseError) as exc:
         cause = exc.__cause__ if isinstance(exc, IndexError_) else exc

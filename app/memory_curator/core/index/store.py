@@ -110,8 +110,12 @@ class IndexStore:
     @classmethod
     def open(cls, path: Path, root: Path) -> IndexStore:
         conn = connect(path)
-        migrations.migrate(conn)
-        return cls(conn, root)
+        try:
+            migrations.migrate(conn)
+            return cls(conn, root)
+        except BaseException:
+            conn.close()
+            raise
 
     def close(self) -> None:
         self.conn.close()
@@ -134,6 +138,11 @@ class IndexStore:
             self.vectors.forget()  # its in-memory copy may hold rows that were just rolled back
             if depth == 0:
                 self._content_changed = False
+            # SQLite has already rolled the whole transaction back after some errors (a full disk, an I/O
+            # error): then there is nothing left to roll back, and trying would hide the error.
+            if not self.conn.in_transaction:
+                raise
+            if depth == 0:
                 self.conn.execute("ROLLBACK")
             else:
                 self.conn.execute(f"ROLLBACK TO {name}")
