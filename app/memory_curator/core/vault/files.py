@@ -103,7 +103,12 @@ def move_exclusive(src: Path, dst: Path) -> Path:
                 _claim(src, candidate)
             except FileExistsError:
                 continue
-            os.unlink(src)
+            try:
+                os.unlink(src)
+            except OSError:
+                # The source cannot go (a read-only folder): take the new name back, or there would be two.
+                _unlink_quietly(candidate)
+                raise
             return candidate
     except OSError as exc:
         raise storage_error(src, exc, "move") from exc

@@ -16,6 +16,8 @@ from pathlib import Path
 
 from filelock import FileLock, Timeout
 
+from memory_curator.core.vault.files import storage_error
+
 LOCK_NAME = "write.lock"
 
 
@@ -53,9 +55,11 @@ class VaultLock:
             self._local.release()
 
     def _acquire(self, wait: bool) -> bool:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
         try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
             self._file.acquire(blocking=wait)
         except Timeout:
             return False
+        except OSError as exc:  # a read-only vault: every write stops here, with a message saying so
+            raise storage_error(self.path, exc, "lock") from exc
         return True

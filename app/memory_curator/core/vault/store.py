@@ -296,13 +296,16 @@ class Vault:
         self.leftovers = leftovers
 
     def stat(self, rel: str) -> FileStat | None:
+        """None when the file is gone. Any other failure (a folder without permission, an I/O error) raises:
+        taken for "gone", it made the index drop the memory."""
         try:
             st = os.lstat(self.abs(rel))
-            if stat_mode.S_ISLNK(st.st_mode):
-                return FileStat(rel, st.st_mtime_ns, st.st_size)
-            st = self.abs(rel).stat()
-        except OSError:
+            if not stat_mode.S_ISLNK(st.st_mode):
+                st = self.abs(rel).stat()
+        except (FileNotFoundError, NotADirectoryError):
             return None
+        except OSError as exc:
+            raise storage_error(rel, exc, "read") from exc
         return FileStat(rel, st.st_mtime_ns, st.st_size)
 
     # -- trash ----------------------------------------------------------------------------------------
