@@ -1,7 +1,8 @@
 """The UI thread keeps beating while the engine imports 1,000 files and answers a search.
 
-The longest stall is printed (the bar is 50 ms); it is a figure to report, not asserted, because wall-clock
-time depends on the machine. What is asserted: both operations finish and the heartbeat kept running."""
+What is asserted: the search's answer arrives while the import is still running (the README's claim), both
+finish, and the heartbeat kept running. The longest stall is printed (the bar is 50 ms), not asserted, because
+wall-clock time depends on the machine; bench/gui_import_search.py measures it over several searches."""
 
 from __future__ import annotations
 
@@ -26,12 +27,14 @@ def test_import_1000_files_and_search_while_the_ui_beats(harness, vault_dir, see
     harness.qtbot.waitUntil(lambda: dialog.progress.maximum() > 1, timeout=30000)  # the import is running
     w.search_bar.mode.setCurrentIndex(w.search_bar.mode.findData("keyword"))
     answered: list[bool] = []  # was the import still running when the results arrived?
+    assert dialog.running
     w.search_finished.connect(lambda _n: answered.append(dialog.running))
     harness.qtbot.keyClicks(w.search_bar.edit, "release train")
     harness.qtbot.waitUntil(lambda: bool(answered) and dialog.report is not None, timeout=120000)
     beat.stop()
     report = dialog.report
     assert report.count("imported") == FILES and not report.failed
+    assert answered[0] is True, "the search answered only after the 1,000-file import had ended"
     assert beat.beats > 10
     with capsys.disabled():
         print(f"\nUI heartbeat during a {FILES}-file import and a search: longest stall {beat.longest_ms:.1f} ms "
