@@ -1,6 +1,7 @@
 """``import`` and ``export``: files and folders in, a markdown tree or JSON out.
 
-``import`` exits 0 when memories were imported and no file failed, 1 when there was nothing new to import,
+``import`` exits 0 when memories were imported or updated and no file failed, 1 when there was nothing new
+to import (a file imported before and unchanged since is skipped),
 2 when a file failed (the others are still imported; each file's result is printed), 130 when interrupted
 (what was imported is kept).
 """
@@ -40,18 +41,20 @@ def cmd_import(args, vault, config):
         output.emit_json(report.as_dict())
     else:
         for f in report.files:
-            detail = f"{len(f.memory_ids)} memories" if f.status == "imported" else f.error
+            detail = {"imported": f"{len(f.memory_ids)} memories",
+                      "updated": f"{len(f.updated_ids)} memories took the file's new text"}.get(f.status, f.error)
             print(f"{f.status:<9} {f.path}  ({detail})")
             for w in f.warnings:
                 print(f"          warning: {w}")
         d = report.as_dict()
-        print(f"{d['memory_count']} memories from {d['imported_files']} files; {d['skipped_files']} skipped, "
+        print(f"{d['memory_count']} memories from {d['imported_files']} files; {d['updated_files']} updated, "
+              f"{d['skipped_files']} skipped, "
               f"{d['failed_files']} failed" + ("; cancelled" if report.cancelled else ""))
     if report.cancelled:
         return EXIT_CANCELLED
     if report.failed:
         return EXIT_FAILED
-    return 0 if report.memory_ids else EXIT_NOTHING
+    return 0 if report.memory_ids or report.count("updated") else EXIT_NOTHING
 
 
 def _export_args(p: argparse.ArgumentParser) -> None:

@@ -361,7 +361,7 @@ class MemoryService:
         """Import files and folders (``core/ingest``): documents go to ``category`` (default ``context``); one file
         failing never stops the others; a cancel keeps what was imported; ``on_file`` gets each file's result."""
         return importer.import_paths(
-            paths, save=self.save_batch, exists=lambda mid: self.store.file_info(mid) is not None,
+            paths, target=self.sources.target(),
             category=None if category is None else validate_category(category),
             max_text_bytes=self.config.max_content_bytes, vault_root=self.vault.root, progress=progress,
             cancel=cancel, on_file=on_file, ocr_settings=ocr.OcrSettings.of(self.config))

@@ -12,7 +12,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from memory_curator.core.vault.codec import format_dt, new_id
+from memory_curator.core.ingest.external import fingerprint, item_id
+from memory_curator.core.vault.codec import format_dt
 
 PART_CHARS = 8000  # about 2,000 words: a few screens to read, four embedding chunks
 EXCERPT_CHARS = 600  # the opening the parent memory shows
@@ -89,9 +90,15 @@ def page_span(first: int | None, last: int | None) -> str | None:
     return str(first) if last in (None, first) else f"{first}-{last}"
 
 
+def file_id(source: str, part: int | None = None) -> str:
+    """The id of the memory a file makes (or of its part ``part``): the same file imported again finds it."""
+    return item_id("file", source if part is None else f"{source}\0part {part}")
+
+
 def document_items(doc: Document, category: str, imported_at: datetime) -> list[dict[str, Any]]:
     """Items for ``save_batch``: the parent first, then its parts in order (or a single memory).
-    Ids are chosen here so parent and parts can name each other before anything is written."""
+    Ids come from the file's path (``file_id``), so parent and parts can name each other before anything is
+    written and importing the file again finds them (``reimport``)."""
     base = {"source": doc.source, "importer": doc.importer, "imported_at": format_dt(imported_at),
             **(doc.extra_provenance or {})}
     parts = pack([s for s in doc.sections if s.text.strip()])
@@ -99,8 +106,9 @@ def document_items(doc: Document, category: str, imported_at: datetime) -> list[
         prov = dict(base)
         if doc.page_count:
             prov["pages"] = page_span(1, doc.page_count)
-        return [_item(new_id(), doc.title, doc.text, category, doc.keywords, prov)]
-    parent_id, child_ids = new_id(), [new_id() for _ in parts]
+        return [_item(file_id(doc.source), doc.title, doc.text, category, doc.keywords, prov)]
+    parent_id = file_id(doc.source)
+    child_ids = [file_id(doc.source, i) for i in range(1, len(parts) + 1)]
     items = [_item(parent_id, doc.title, _overview(doc, parts), category, doc.keywords,
                    {**base, **({"pages": page_span(1, doc.page_count)} if doc.page_count else {}),
                     "parts": child_ids})]
@@ -118,7 +126,7 @@ def document_items(doc: Document, category: str, imported_at: datetime) -> list[
 def _item(mid: str, title: str, content: str, category: str, keywords: tuple[str, ...],
           provenance: dict[str, Any]) -> dict[str, Any]:
     return {"id": mid, "title": title[:200], "content": content, "category": category, "keywords": list(keywords),
-            "source": "system", "provenance": provenance}
+            "source": "system", "provenance": {**provenance, "fingerprint": fingerprint(content)}}
 
 
 def _label(part: Section) -> str:

@@ -13,10 +13,11 @@ from typing import Any
 
 from memory_curator.core.errors import Cancelled, CuratorError
 from memory_curator.core.ingest import exports, ocr
-from memory_curator.core.ingest.documents import document_items
+from memory_curator.core.ingest.documents import document_items, file_id
 from memory_curator.core.ingest.markdown import parse_markdown, parse_text
 from memory_curator.core.ingest.pdf import parse_pdf
 from memory_curator.core.ingest.reading import decode_text, mib, read_bytes, sniff
+from memory_curator.core.ingest.reimport import import_document
 from memory_curator.core.ingest.report import (
     FAILED,
     IMPORTED,
@@ -25,9 +26,9 @@ from memory_curator.core.ingest.report import (
     ImportFileError,
     ImportReport,
 )
+from memory_curator.core.ingest.sources import Target
 from memory_curator.core.model import MemoryItem, utcnow
 from memory_curator.core.progress import CancelToken, ProgressFn, Tracker
-from memory_curator.core.vault.codec import new_id
 
 log = logging.getLogger(__name__)
 
@@ -36,10 +37,7 @@ KINDS = {".md": "markdown", ".markdown": "markdown", ".txt": "text", ".text": "t
 MAX_PDF_BYTES = 200 * 1024 * 1024
 MAX_JSON_BYTES = 512 * 1024 * 1024
 MAX_IMAGE_BYTES = 100 * 1024 * 1024
-
-# save(items, mode=..., cancel=...) -> an object with created_ids and errors (MemoryService.save_batch)
-SaveFn = Callable[..., Any]
-ExistsFn = Callable[[str], bool]
+DOCUMENT = "document"  # _parse's mode for a document file (reimport.import_document saves it)
 
 
 def collect(paths: Iterable[str | os.PathLike]) -> list[tuple[Path, str | None]]:
@@ -68,12 +66,12 @@ def collect(paths: Iterable[str | os.PathLike]) -> list[tuple[Path, str | None]]
     return out
 
 
-def import_paths(paths: Sequence[str | os.PathLike], *, save: SaveFn, exists: ExistsFn, category: str | None,
+def import_paths(paths: Sequence[str | os.PathLike], *, target: Target, category: str | None,
                  max_text_bytes: int, vault_root: Path | None = None, progress: ProgressFn | None = None,
                  cancel: CancelToken | None = None, on_file: Callable[[FileResult], None] | None = None,
                  ocr_settings: ocr.OcrSettings | None = None) -> ImportReport:
-    """Import every file of ``paths``; files inside ``vault_root`` are skipped (they are memories already).
-    ``on_file`` gets each file's result as soon as it is final, so a window can list them as they come."""
+    """Import every file of ``paths``; files inside ``vault_root`` are skipped (they are memories already), and
+    so is a file imported before that has not changed since (``reimport``). ``on_file`` gets each file's result as soon as it is final, so a window can list them as they come."""
     files = collect(paths)
     reader = ocr.Reader(ocr_settings or ocr.OcrSettings())  # Tesseract is looked for once, when first needed
     report = ImportReport()
@@ -95,7 +93,7 @@ def import_paths(paths: Sequence[str | os.PathLike], *, save: SaveFn, exists: Ex
                 result.status = SKIPPED
                 result.error = "is inside this vault already"
             else:
-                _import_file(result, path, kind, save, exists, category, max_text_bytes, now, cancel, reader)
+                _import_file(result, path, kind, target, category, max_text_bytes, now, cancel, reader)
             if on_file is not None:
                 on_file(result)
             tracker.step(1, path.name)
@@ -105,13 +103,16 @@ def import_paths(paths: Sequence[str | os.PathLike], *, save: SaveFn, exists: Ex
     return report
 
 
-def _import_file(result: FileResult, path: Path, kind: str, save: SaveFn, exists: ExistsFn, category: str | None,
+def _import_file(result: FileResult, path: Path, kind: str, target: Target, category: str | None,
                  max_text_bytes: int, now: datetime, cancel: CancelToken | None, reader: ocr.Reader) -> None:
     """Fill in ``result`` for one file. Raises Cancelled (with ``result`` telling what was saved)."""
     try:
         if not path.exists():
             raise ImportFileError("does not exist")
         items, mode = _parse(path, kind, category, max_text_bytes, now, result, reader)
+        if mode == DOCUMENT:
+            import_document(result, items, target, cancel)
+            return
     except ImportFileError as exc:
         result.status, result.error = FAILED, str(exc)
         return
@@ -119,9 +120,10 @@ def _import_file(result: FileResult, path: Path, kind: str, save: SaveFn, exists
         log.exception("Import of %s failed", path)
         result.status, result.error = FAILED, f"could not be imported ({type(exc).__name__}: {exc})"
         return
+    here = target.get_many([it["id"] for it in items])
     fresh = []
     for item in items:
-        if exists(item["id"]):
+        if item["id"] in here:
             result.warnings.append(f"memory {item['id']} is already in this vault: kept as it is")
         else:
             fresh.append(item)
@@ -133,10 +135,10 @@ def _import_file(result: FileResult, path: Path, kind: str, save: SaveFn, exists
             result.status, result.error = FAILED, result.error or "holds no memory to import"
         return
     try:
-        batch = save(fresh, mode=mode, cancel=cancel)
+        batch = target.save(fresh, mode=mode, cancel=cancel)
     except Cancelled:
         # Files are written before embedding: what was written stays (reindex embeds the rest).
-        result.memory_ids = [it["id"] for it in fresh if exists(it["id"])]
+        result.memory_ids = list(target.get_many([it["id"] for it in fresh]))
         result.status = IMPORTED if result.memory_ids else SKIPPED
         raise
     except CuratorError as exc:
@@ -152,7 +154,8 @@ def _import_file(result: FileResult, path: Path, kind: str, save: SaveFn, exists
 
 def _parse(path: Path, kind: str, category: str | None, max_text_bytes: int, now: datetime,
            result: FileResult, reader: ocr.Reader) -> tuple[list[dict[str, Any]], str]:
-    """The items to save for one file and the save_batch mode (documents: all parts or none)."""
+    """The items to save for one file and the save_batch mode; DOCUMENT: a document's parent and parts, saved
+    all or none, or updated when the file was imported before."""
     limit = {"pdf": MAX_PDF_BYTES, "json": MAX_JSON_BYTES, "jsonl": MAX_JSON_BYTES,
              "image": MAX_IMAGE_BYTES}.get(kind, max_text_bytes)
     data = read_bytes(path, limit)
@@ -162,7 +165,7 @@ def _parse(path: Path, kind: str, category: str | None, max_text_bytes: int, now
         if ocr.image_kind(data) is None:
             raise ImportFileError("is not a PNG, JPEG, TIFF or WebP image (it does not start like one)")
         result.importer = "ocr"
-        return document_items(ocr.parse_image(data, path, reader), target, now), "rollback"
+        return document_items(ocr.parse_image(data, path, reader), target, now), DOCUMENT
     if found == "pdf":
         kind = "pdf"
     elif found is not None:
@@ -175,25 +178,26 @@ def _parse(path: Path, kind: str, category: str | None, max_text_bytes: int, now
     if kind == "pdf":
         doc = parse_pdf(data, path, reader)
         result.warnings.extend(doc.notes)
-        return document_items(doc, target, now), "rollback"
+        return document_items(doc, target, now), DOCUMENT
     text, encoding = decode_text(data)
     if encoding == "cp1252":
         result.warnings.append("not UTF-8: read as Windows-1252/Latin-1; check accented letters")
     if kind in ("json", "jsonl"):
-        return _records(text, kind == "jsonl", target, result), "skip"
+        return _records(text, kind == "jsonl", target, result, str(path)), "skip"
     parsed = parse_markdown(text, path, category) if kind == "markdown" else parse_text(text, path, encoding)
     if isinstance(parsed, MemoryItem):
         return [exports.save_fields(parsed)], "rollback"
-    return document_items(parsed, target, now), "rollback"
+    return document_items(parsed, target, now), DOCUMENT
 
 
-def _records(text: str, jsonl: bool, category: str, result: FileResult) -> list[dict[str, Any]]:
+def _records(text: str, jsonl: bool, category: str, result: FileResult, source: str) -> list[dict[str, Any]]:
     items = []
     for n, rec in enumerate(exports.parse_records(text, jsonl), start=1):
         try:
             if isinstance(rec, Exception):
                 raise rec
-            item = exports.save_fields(exports.record_item(rec, category, new_id()))
+            # A record without an id takes one from its place in the file: importing the file again finds it.
+            item = exports.save_fields(exports.record_item(rec, category, file_id(source, -n)))
         except ValueError as exc:
             result.warnings.append(f"record {n}: {exc}")
             continue

@@ -5,15 +5,18 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-IMPORTED, SKIPPED, FAILED = "imported", "skipped", "failed"
+IMPORTED, SKIPPED, FAILED, UPDATED = "imported", "skipped", "failed", "updated"
 
 
 @dataclass
 class FileResult:
     path: str
-    status: str = IMPORTED  # "imported" | "skipped" (nothing new in it) | "failed" (a clear reason in error)
+    # "imported" | "updated" (imported before; the file changed, this vault had not) | "skipped" (nothing new
+    # in it, or changed on both sides: the reason is in error) | "failed" (a clear reason in error)
+    status: str = IMPORTED
     importer: str | None = None  # "markdown" | "text" | "pdf" | "json"
-    memory_ids: list[str] = field(default_factory=list)
+    memory_ids: list[str] = field(default_factory=list)  # new memories
+    updated_ids: list[str] = field(default_factory=list)  # memories that took the file's new text
     error: str | None = None
     warnings: list[str] = field(default_factory=list)
 
@@ -51,6 +54,7 @@ class ImportReport(_Tally):
     def as_dict(self) -> dict[str, Any]:
         return {
             "imported_files": self.count(IMPORTED),
+            "updated_files": self.count(UPDATED),
             "skipped_files": self.count(SKIPPED),
             "failed_files": self.count(FAILED),
             "memory_count": len(self.memory_ids),
@@ -62,8 +66,6 @@ class ImportReport(_Tally):
 class ImportFileError(Exception):
     """One file cannot be imported; the message says why and what to do. Other files go on."""
 
-
-UPDATED = "updated"
 
 
 @dataclass

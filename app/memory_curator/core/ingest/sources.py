@@ -62,6 +62,7 @@ class Target:
     trashed: Callable[[], set[str]]
     save: Callable[..., Any]  # save_batch(items, mode=..., cancel=...) -> an object with created_ids
     update: Callable[..., Any]  # update_batch(updates, mode=...) -> an object with created_ids
+    delete: Callable[[str], bool] | None = None  # to the trash: parts a re-imported file no longer has
 
 
 @dataclass
@@ -315,7 +316,7 @@ class Sources:
 
     def preview(self, source: Source | str | Path, *, mode: str = "memory", format: str | None = None) -> SourcePreview:
         """The items of a source and what each is in this vault (new, imported, changed, conflict, deleted)."""
-        return preview(self._source(source, format), self._target(), mode)
+        return preview(self._source(source, format), self.target(), mode)
 
     def import_items(self, source: Source | str | Path, keys: Sequence[str] | None = None, *, mode: str = "memory",
                      category: str | None = None, format: str | None = None, progress: ProgressFn | None = None,
@@ -323,7 +324,7 @@ class Sources:
                      on_item: Callable[[ItemResult], None] | None = None) -> SourceReport:
         """Import the chosen items (``keys``; all when None): one memory per item, or per message of a
         conversation (``mode="turns"``). Importing again adds only what is new (see the module's doc)."""
-        return import_source(self._source(source, format), self._target(), keys, mode=mode, category=category,
+        return import_source(self._source(source, format), self.target(), keys, mode=mode, category=category,
                              progress=progress, cancel=cancel, on_item=on_item)
 
     def export_claude_code(self, memory_ids: Sequence[str], dest: str | Path, *, layout: str = "memory",
@@ -335,9 +336,11 @@ class Sources:
     def _source(source: Source | str | Path, format: str | None) -> Source:
         return source if isinstance(source, Source) else read_source(source, format)
 
-    def _target(self) -> Target:
+    def target(self) -> Target:
+        """The vault as an import sees it (File › Import uses it too)."""
         memories = self._memories
         return Target(
             get_many=memories.store.get_many, trashed=lambda: {m.id for m in trashed_items(memories.vault)},
             save=lambda items, mode, cancel: BatchResult(*memories.create_many(items, mode, Tracker(0, None, cancel))),
-            update=lambda updates, mode: BatchResult(*batches.update_batch(memories, updates, mode, Tracker(0))))
+            update=lambda updates, mode: BatchResult(*batches.update_batch(memories, updates, mode, Tracker(0))),
+            delete=memories.delete)
