@@ -47,8 +47,8 @@ def cmd_import(args, vault, config):
             for w in f.warnings:
                 print(f"          warning: {w}")
         d = report.as_dict()
-        print(f"{d['memory_count']} memories from {d['imported_files']} files; {d['updated_files']} updated, "
-              f"{d['skipped_files']} skipped, "
+        updated = f"{d['updated_files']} updated, " if d["updated_files"] else ""
+        print(f"{d['memory_count']} memories from {d['imported_files']} files; {updated}{d['skipped_files']} skipped, "
               f"{d['failed_files']} failed" + ("; cancelled" if report.cancelled else ""))
     if report.cancelled:
         return EXIT_CANCELLED
