@@ -55,7 +55,7 @@ def test_no_matches_is_exit_1_in_both_forms(cli, three):
     r = cli("search", "zebra", "-m", "keyword")
     assert r.code == 1 and r.out.strip() == "no matches"
     j = cli("search", "zebra", "-m", "keyword", "--json")
-    assert j.code == 1 and j.json == {"results": [], "warnings": []}
+    assert j.code == 1 and j.json == {"query": "zebra", "results": [], "warnings": []}
 
 
 @pytest.mark.parametrize("args", [("-n", "0"), ("-n", "1000"), ("--keyword-weight", "2")])

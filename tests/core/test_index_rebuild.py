@@ -89,7 +89,8 @@ def test_duplicate_ids_are_reported(vault_dir, config):
 def test_rebuild_of_a_keyword_only_vault_asks_for_no_embedder(svc):
     # What the app's "Rebuild index" calls: embed=True by default, and there is nothing to embed with.
     _fill(svc, 3)
-    assert svc.rebuild_index().added == 3 and svc.last_warnings == ()
+    report = svc.rebuild_index()
+    assert report.added == 3 and report.warnings == ()
 
 
 def test_rebuild_reports_progress_and_cancel(vault_dir, config):

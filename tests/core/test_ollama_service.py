@@ -38,7 +38,7 @@ def test_semantic_search_with_ollama_vectors(vault_dir, ollama_server, ollama_co
         svc.save(DATABASE)
         assert dog.embedded and svc.stats().embedding_model == "ollama:nomic-embed-text"
         results = svc.search(PARAPHRASE, mode="semantic", limit=3)
-        assert results[0].memory.id == dog.id and svc.last_warnings == ()
+        assert results[0].memory.id == dog.id and results.warnings == ()
         assert svc.search(PARAPHRASE, mode="hybrid")[0].memory.id == dog.id
     # Documents and queries reach the server with nomic-embed-text's task prefixes.
     texts = ollama_server.embedded_texts
@@ -72,7 +72,7 @@ def test_auto_picks_ollama_when_it_has_the_model_and_the_vault_remembers(vault_d
     with MemoryService.open(vault_dir, embedder="auto", config=ollama_config) as svc:
         assert svc.embedder.key == "ollama:nomic-embed-text"
         results = svc.search("dog walk")
-        assert results and "Ollama is not reachable" in " ".join(svc.last_warnings)
+        assert results and "Ollama is not reachable" in " ".join(results.warnings)
 
 
 def test_auto_picks_local_when_ollama_lacks_the_model(vault_dir, ollama_server, ollama_config):
@@ -121,15 +121,16 @@ def _degrades_then_recovers(vault_dir, server, config, break_server, heal_server
         assert _ids(svc.search("dog walk", mode="keyword")) == [dog.id]  # the FTS row is there
         results = svc.search("dog walk park", mode="hybrid")
         assert results[0].memory.id == dog.id
-        assert any(warning in w for w in svc.last_warnings), svc.last_warnings
+        assert any(warning in w for w in results.warnings), results.warnings
         assert svc.stats().unembedded_count == 1
         with pytest.raises(EmbeddingError):
             svc.reindex_missing()
         heal_server()
         assert svc.reindex_missing() == 1
         assert svc.stats().unembedded_count == 0 and svc.get(dog.id).embedded
-        assert _ids(svc.search(PARAPHRASE, mode="semantic", limit=1)) == [dog.id]
-        assert svc.last_warnings == ()
+        found = svc.search(PARAPHRASE, mode="semantic", limit=1)
+        assert _ids(found) == [dog.id]
+        assert found.warnings == ()
 
 
 def test_ollama_down_degrades_to_keyword_and_reindex_fills_the_gaps(vault_dir, ollama_server, ollama_config):
@@ -147,12 +148,14 @@ def test_slow_ollama_degrades_the_same_way(vault_dir, ollama_server, ollama_conf
         dog = svc.save(DOG)
         assert not dog.embedded and _ids(svc.search("dog walk", mode="keyword")) == [dog.id]
         requests = len(ollama_server.requests)
-        assert svc.search("dog walk park")[0].memory.id == dog.id
-        assert "did not answer within 3 s" in svc.last_warnings[0]
+        found = svc.search("dog walk park")
+        assert found[0].memory.id == dog.id
+        assert "did not answer within 3 s" in found.warnings[0]
         assert len(ollama_server.requests) == requests  # the search did not wait on it again
         ollama_server.delay_s = 0.0
         assert svc.reindex_missing() == 1
-        assert _ids(svc.search(PARAPHRASE, mode="semantic", limit=1)) == [dog.id] and svc.last_warnings == ()
+        found = svc.search(PARAPHRASE, mode="semantic", limit=1)
+        assert _ids(found) == [dog.id] and found.warnings == ()
 
 
 def test_missing_model_says_to_pull_it(vault_dir, ollama_server, ollama_config):
@@ -209,7 +212,8 @@ def test_failed_provider_is_skipped_until_the_retry_interval_passes(vault_dir, o
         # Within the interval saves do not wait on a provider that just failed...
         assert not svc.save(BUDGET).embedded
         assert ollama_server.embed_inputs == []
-        assert _ids(svc.search("dog", mode="semantic")) and "Semantic search unavailable" in svc.last_warnings[0]
+        found = svc.search("dog", mode="semantic")
+        assert _ids(found) and "Semantic search unavailable" in found.warnings[0]
         assert ollama_server.embed_inputs == []
         # ...but an explicit reindex tries at once, and success clears the failure.
         assert svc.reindex_missing() == 2
@@ -263,7 +267,7 @@ def test_rebuild_stands_while_ollama_is_down(vault_dir, ollama_server, ollama_co
         ollama_server.stop()
         report = svc.rebuild_index()  # embeds by default
         assert report.added == 1 and svc.stats().unembedded_count == 1
-        assert any("embedding waits" in w for w in svc.last_warnings)
+        assert any("embedding waits" in w for w in report.warnings)
         assert _ids(svc.search("dog walk", mode="keyword")) == [saved.id]
         ollama_server.start()
         assert svc.reindex_missing() == 1

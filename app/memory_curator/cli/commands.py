@@ -182,9 +182,9 @@ def cmd_search(args, vault, config):
                              keyword_weight=args.keyword_weight, scope=_keywords(args.scope), actor=args.actor,
                              memory_type=args.type)
         if args.json:
-            output.emit_json({"results": results, "warnings": list(svc.last_warnings)})
+            output.emit_json({"query": results.query, "results": list(results), "warnings": list(results.warnings)})
         else:
-            for w in svc.last_warnings:
+            for w in results.warnings:
                 output.warn(w)
             print("\n".join(output.result_line(i, r) for i, r in enumerate(results, start=1)) or "no matches")
         return 0 if results else 1  # like grep: 1 when nothing matched
@@ -242,7 +242,7 @@ def cmd_rebuild(args, vault, config):
         bar = output.ProgressPrinter("rebuilding")
         report = svc.rebuild_index(progress=bar)
         bar.finish()
-        for warning in svc.last_warnings:
+        for warning in report.warnings:
             output.warn(warning)
         data = {"memories": report.added, "problems": [{"path": p, "reason": r} for p, r in report.problems]}
         if args.json:

@@ -31,6 +31,7 @@ class SyncReport:
     removed: int = 0
     unchanged: int = 0
     problems: list[tuple[str, str]] = field(default_factory=list)
+    warnings: tuple[str, ...] = ()  # what the caller should know (a rebuild whose embedding has to wait)
 
     @property
     def changed(self) -> int:

@@ -134,6 +134,10 @@ class RankExplanation:
     cutoff_distance: float | None = None
     bm25: float | None = None
     bm25_cutoff: float | None = None
+    # Seed 001's importance blend: score = (1 - importance_weight) x relevance + importance_weight x importance;
+    # ``relevance`` is the score before the blend (equal to it at weight 0, the default).
+    importance_weight: float = 0.0
+    relevance: float | None = None
 
 
 @dataclass(frozen=True)
@@ -171,6 +175,23 @@ class VaultProblem:
 
     path: str
     reason: str
+
+
+class SearchResults(list):
+    """A search's hits, best first, with what the caller needs to read them: the query as asked (seed 003's
+    responses echo it), the mode actually used (keyword while the embedder is down) and the warnings saying
+    why. A list, so callers that only want the hits iterate it as before."""
+
+    def __init__(self, results: Iterable[SearchResult] = (), *, query: str = "", mode_used: str = "",
+                 warnings: Sequence[str] = ()):
+        super().__init__(results)
+        self.query = query
+        self.mode_used = mode_used
+        self.warnings: tuple[str, ...] = tuple(warnings)
+
+    @property
+    def results(self) -> list[SearchResult]:
+        return list(self)
 
 
 class BatchResult(list):

@@ -28,6 +28,7 @@ from memory_curator.core.model import (
     MemoryItem,
     RankExplanation,
     SearchResult,
+    SearchResults,
 )
 from memory_curator.core.text import tokens
 from memory_curator.core.text.chunking import chunk_text
@@ -49,6 +50,9 @@ class SearchOutcome:
     results: list[SearchResult]
     mode_used: str
     warnings: tuple[str, ...] = ()
+
+    def value(self, query: str) -> SearchResults:
+        return SearchResults(self.results, query=query, mode_used=self.mode_used, warnings=self.warnings)
 
 
 @dataclass
@@ -220,7 +224,8 @@ def is_relevant(c: _Candidate, keyword_cutoff: float | None, semantic_cutoff: fl
     return by_words or by_meaning
 
 
-def validate(mode: str, sort_by: str, limit: int, keyword_weight: float, max_limit: int) -> None:
+def validate(mode: str, sort_by: str, limit: int, keyword_weight: float, max_limit: int,
+             importance_weight: float = 0.0, min_score: float = 0.0) -> None:
     if mode not in SEARCH_MODES:
         raise ValidationError(f"Unknown search mode {mode!r}: use {', '.join(SEARCH_MODES)}.", field="mode")
     if sort_by not in SORT_KEYS:
@@ -229,6 +234,9 @@ def validate(mode: str, sort_by: str, limit: int, keyword_weight: float, max_lim
         raise ValidationError(f"limit must be between 1 and {max_limit}.", field="limit")
     if not 0.0 <= keyword_weight <= 1.0:
         raise ValidationError("keyword_weight must be between 0 and 1.", field="keyword_weight")
+    for name, value in (("importance_weight", importance_weight), ("min_score", min_score)):
+        if not isinstance(value, (int, float)) or not 0.0 <= value <= 1.0:  # NaN fails both comparisons
+            raise ValidationError(f"{name} must be between 0 and 1.", field=name, code="OUT_OF_RANGE")
 
 
 def with_neighbours(store: IndexStore, pks: Sequence[int], filters: Filters,
@@ -256,17 +264,22 @@ def run(
     warnings: Sequence[str] = (),
     graph: GraphLeg | None = None,
     graph_weight: float = 0.0,
+    importance_weight: float = 0.0,
+    min_score: float = 0.0,
 ) -> SearchOutcome:
-    """Rank memories for ``query``. ``query_vec`` is None when semantic ranking is unavailable."""
+    """Rank memories for ``query``. ``query_vec`` is None when semantic ranking is unavailable.
+    ``importance_weight`` blends each hit's importance into its score (seed 001); hits scoring below
+    ``min_score`` are left out before the ``limit`` is taken (seed 002)."""
     with blas.one_thread():
         return _run(store, query, query_vec=query_vec, embedder=embedder, mode=mode, limit=limit, filters=filters,
                     sort_by=sort_by, keyword_weight=keyword_weight, warnings=warnings, graph=graph,
-                    graph_weight=graph_weight)
+                    graph_weight=graph_weight, importance_weight=importance_weight, min_score=min_score)
 
 
 def _run(store: IndexStore, query: str, *, query_vec: Sequence[float] | None, embedder: Embedder | None, mode: str,
          limit: int, filters: Filters, sort_by: str, keyword_weight: float, warnings: Sequence[str],
-         graph: GraphLeg | None, graph_weight: float) -> SearchOutcome:
+         graph: GraphLeg | None, graph_weight: float, importance_weight: float = 0.0,
+         min_score: float = 0.0) -> SearchOutcome:
     warn = list(warnings)
     terms = tokens.query_terms(query)
     mode_used = mode
@@ -329,7 +342,20 @@ def _run(store: IndexStore, query: str, *, query_vec: Sequence[float] | None, em
          or c.extras["gc"] > 0),
         key=lambda c: (-c.fused, c.semantic_rank or 10**9, c.keyword_rank or 10**9),
     )
-    ordered, items = _load_items(store, ordered, len(ordered) if sort_by != "relevance" else limit)
+    def relevance(c: _Candidate) -> float:  # the score before the importance blend, 0..1
+        raw = (c.extras["scored"].cosine or 0.0) if mode_used == "semantic" else c.fused / (1.0 + wg)
+        return min(1.0, max(0.0, raw))
+
+    # The blend and the floor need every candidate's final score; otherwise only the shown ones are loaded.
+    whole = sort_by != "relevance" or importance_weight > 0 or min_score > 0
+    ordered, items = _load_items(store, ordered, len(ordered) if whole else limit)
+    iw = float(importance_weight)
+    final = {c.pk: round((1.0 - iw) * relevance(c) + iw * items[c.pk].importance if c.pk in items
+                         else relevance(c), 6) for c in ordered}  # rounded as shown, so the floor cuts as seen
+    if iw > 0:
+        ordered.sort(key=lambda c: -final[c.pk])  # stable: ties keep the relevance order
+    if min_score > 0:
+        ordered = [c for c in ordered if final[c.pk] >= min_score]
     if sort_by == "importance":
         ordered.sort(key=lambda c: (-items[c.pk].importance, -items[c.pk].salience, -c.fused))
     elif sort_by == "recency":
@@ -343,12 +369,12 @@ def _run(store: IndexStore, query: str, *, query_vec: Sequence[float] | None, em
     for c in ordered[:limit]:
         item = items[c.pk]
         sc: fusion.Scored = c.extras["scored"]
-        score = (sc.cosine or 0.0) if mode_used == "semantic" else c.fused / (1.0 + wg)
+        score = final[c.pk]
         snippet = c.chunk_snippet if c.chunk_snippet and c.keyword_rank is None else best_snippet(item.content, terms)
         results.append(
             SearchResult(
                 memory=item,
-                score=round(min(1.0, max(0.0, score)), 6),
+                score=score,
                 distance=c.distance,
                 matched_snippet=snippet,
                 matched_keywords=matched_keywords(item, terms),
@@ -375,6 +401,8 @@ def _run(store: IndexStore, query: str, *, query_vec: Sequence[float] | None, em
                     cutoff_distance=semantic_cutoff,
                     bm25=c.bm25,
                     bm25_cutoff=keyword_cutoff,
+                    importance_weight=iw,
+                    relevance=round(relevance(c), 6),
                 ),
             )
         )
@@ -382,12 +410,13 @@ def _run(store: IndexStore, query: str, *, query_vec: Sequence[float] | None, em
 
 
 def answer(store: IndexStore, embedding: Embedding, config: MemoryConfig, graph: EntityGraph | None, query: str, *,
-           limit: int | None, mode: str, filters: Filters, sort_by: str, keyword_weight: float | None) -> SearchOutcome:
+           limit: int | None, mode: str, filters: Filters, sort_by: str, keyword_weight: float | None,
+           importance_weight: float = 0.0, min_score: float = 0.0) -> SearchOutcome:
     """A caller's search: checked, with the configured defaults, and the query's vector when the embedder can
     give one (semantic and hybrid fall back to keyword results, with a warning, while it cannot)."""
     limit = config.default_search_limit if limit is None else limit
     kw_weight = config.keyword_weight if keyword_weight is None else keyword_weight
-    validate(mode, sort_by, limit, kw_weight, config.max_search_limit)
+    validate(mode, sort_by, limit, kw_weight, config.max_search_limit, importance_weight, min_score)
     if not isinstance(query, str) or not query.strip():
         raise ValidationError("The search query is empty.", field="query")
     if graph is not None and filters.actor:  # seed 002's actor scope: every name of the actor's entity
@@ -398,7 +427,7 @@ def answer(store: IndexStore, embedding: Embedding, config: MemoryConfig, graph:
     query_vec = embedding.query_vector(query, mode, warnings) if mode != "keyword" else None
     return run(store, query, query_vec=query_vec, embedder=embedding.embedder, mode=mode, limit=limit,
                filters=filters, sort_by=sort_by, keyword_weight=kw_weight, warnings=warnings, graph=leg,
-               graph_weight=g_weight)
+               graph_weight=g_weight, importance_weight=importance_weight, min_score=min_score)
 
 
 def tagged(store: IndexStore, keywords: Iterable[str], limit: int, match_all: bool) -> list[str]:

@@ -30,7 +30,7 @@ from memory_curator.core.lifecycle import access, batches, consolidation, decay,
 from memory_curator.core.lifecycle.importance import ImportanceScore
 from memory_curator.core.lifecycle.trash import delete_trashed, trashed_items
 from memory_curator.core.memories import Memories, writes
-from memory_curator.core.model import BatchResult, MemoryItem, SearchResult
+from memory_curator.core.model import BatchResult, MemoryItem, SearchResults
 from memory_curator.core.progress import CancelToken, ProgressFn, Tracker
 from memory_curator.core.vault.codec import check_salience
 from memory_curator.core.vault.settings import VaultSettings
@@ -56,7 +56,6 @@ class MemoryService:
         self.versions = Versions(self.memories)  # a memory's versions in the vault's git history
         self.graph = graph.EntityGraph.of_vault(store, vault.root, self.memories, settings)  # and its .labels
         self.sources = sources.Sources(self.memories)  # other assistants' memories in, Claude Code's out
-        self.last_warnings: tuple[str, ...] = ()
         self.last_sync: indexing.SyncReport | None = None
         self._changes = ChangeMonitor(store, vault, self._sync_changed, watch=config.watch_files)  # from now on
 
@@ -311,17 +310,19 @@ class MemoryService:
                session_id: str | None = None, min_salience: float = 0.0, sort_by: str = "relevance", *,
                keyword_weight: float | None = None, scope: str | Sequence[str] | None = None, actor: str | None = None,
                include_superseded: bool = False, record_access: bool = True, memory_type: str | None = None,
-               include_expired: bool = False, label: str | None = None) -> list[SearchResult]:
-        """Rank memories for ``query`` (keyword results, with ``last_warnings``, while the embedder is down)."""
+               include_expired: bool = False, label: str | None = None, importance_weight: float = 0.0,
+               min_score: float = 0.0) -> SearchResults:
+        """Rank memories for ``query``: the hits with the query, the mode used and warnings (keyword results
+        while the embedder is down). ``importance_weight`` blends in importance; ``min_score`` is a floor."""
         filters = Filters(category=category, session_id=session_id, min_salience=float(min_salience),
                           include_superseded=include_superseded, scope=scope, actor=actor, memory_type=memory_type,
                           include_expired=include_expired, label=label)
         outcome = search.answer(self.store, self.embedding, self.config, self.graph, query, limit=limit, mode=mode,
-                                filters=filters, sort_by=sort_by, keyword_weight=keyword_weight)
-        self.last_warnings = outcome.warnings
+                                filters=filters, sort_by=sort_by, keyword_weight=keyword_weight,
+                                importance_weight=importance_weight, min_score=min_score)
         if record_access and outcome.results:
             self.memories.recall([r.memory.id for r in outcome.results], "search")
-        return outcome.results
+        return outcome.value(query)
 
     def search_by_keywords(self, keywords: Iterable[str], limit: int = 10, match_all: bool = False) -> list[MemoryItem]:
         """Memories whose tags match ``keywords`` (case-insensitive), best matches first."""
@@ -345,10 +346,11 @@ class MemoryService:
     def rebuild_index(self, *, embed: bool = True, progress: ProgressFn | None = None,
                       cancel: CancelToken | None = None) -> indexing.SyncReport:
         """Drop the index rows and read every file again, then embed them unless ``embed`` is False (with the
-        embedder down the rebuild still stands: ``last_warnings`` says so and ``reindex_missing`` waits)."""
-        self.last_sync = indexing.rebuild(self.store, self.vault, Tracker(0, progress, cancel))
-        self.last_warnings = self.embedding.backfill(progress=progress, cancel=cancel) if embed else ()
-        return self.last_sync
+        embedder down the rebuild still stands: the report's ``warnings`` say so and ``reindex_missing`` waits)."""
+        report = indexing.rebuild(self.store, self.vault, Tracker(0, progress, cancel))
+        report.warnings = self.embedding.backfill(progress=progress, cancel=cancel) if embed else ()
+        self.last_sync = report
+        return report
 
     def reindex_missing(self, *, progress: ProgressFn | None = None, cancel: CancelToken | None = None,
                         batch: int = 256) -> int:

@@ -53,4 +53,4 @@ def search(svc: MemoryService, req: SearchRequest) -> dict[str, Any]:
     results = svc.search(req.query, limit=req.limit, mode=req.search_mode, category=req.category,
                          session_id=req.session_id, min_salience=req.min_salience, sort_by=req.sort_by,
                          keyword_weight=req.keyword_weight, scope=req.scope, actor=req.actor)
-    return {"results": [result_dict(r) for r in results], "warnings": list(svc.last_warnings)}
+    return {"query": results.query, "results": [result_dict(r) for r in results], "warnings": list(results.warnings)}

@@ -37,12 +37,11 @@ class SearchFlow(QObject):
             w.edit_flow.update_selection_bar()
             return
         req = w.engine.run(
-            lambda svc: (svc.search(q.text, limit=SEARCH_LIMIT, mode=q.mode, category=q.category,
-                                    session_id=q.session_id, min_salience=q.min_salience, record_access=False),
-                         svc.last_warnings),
+            lambda svc: svc.search(q.text, limit=SEARCH_LIMIT, mode=q.mode, category=q.category,
+                                   session_id=q.session_id, min_salience=q.min_salience, record_access=False),
             key="search", read=True,
         )
-        req.done.connect(lambda value: self._on_results(q, *value))
+        req.done.connect(lambda found: self._on_results(q, found, found.warnings))
         req.failed.connect(lambda exc: w.status.showMessage(str(exc), 8000))
 
     def _on_results(self, q: SearchQuery, results: list[SearchResult], warnings: tuple[str, ...]) -> None:
