@@ -26,6 +26,43 @@ refresh_caches() {
     fi
 }
 
+deb_package() {
+    # Debian's name for the package of a library: libfoo.so.1 -> libfoo1, libfoo-2.so.0 -> libfoo-2-0.
+    case "$1" in
+        libglib-2.0.so.*|libgthread-2.0.so.*|libgobject-2.0.so.*) echo libglib2.0-0; return ;;
+        libgcc_s.so.1) echo libgcc-s1; return ;;
+        libstdc++.so.6) echo libstdc++6; return ;;
+    esac
+    name=${1%%.so*}; version=${1#*.so.}; version=${version%%.*}
+    case "$name" in *[0-9]) name="$name-" ;; esac
+    echo "$name$version" | tr '[:upper:]' '[:lower:]'
+}
+
+check_system_libraries() {
+    # Qt's X11 plugin needs XCB libraries that not every desktop has (libxcb-cursor0 since Qt 6.5). Without
+    # them Qt only says it "could not load the Qt platform plugin", so name the command that installs them.
+    plugin=$(find "$DEST" -path '*/platforms/libqxcb.so' 2>/dev/null | head -n 1)
+    [ -n "$plugin" ] && command -v ldd >/dev/null 2>&1 || return 0
+    missing=$(ldd "$plugin" 2>/dev/null | awk '$2 == "=>" && $3 == "not" { print $1 }' | grep -v '^libQt' \
+        | sort -u | tr '\n' ' ')
+    [ -n "$missing" ] || return 0
+    if command -v apt-get >/dev/null 2>&1; then
+        cmd="sudo apt install $(for lib in $missing; do deb_package "$lib"; done | sort -u | tr '\n' ' ')"
+    elif command -v dnf >/dev/null 2>&1 || command -v zypper >/dev/null 2>&1; then
+        tool=dnf; command -v dnf >/dev/null 2>&1 || tool=zypper
+        cmd="sudo $tool install $(for lib in $missing; do printf "'%s()(64bit)' " "$lib"; done)"
+    else
+        cmd="install the packages that provide: $missing"
+    fi
+    missing=$(echo $missing); cmd=$(echo $cmd)  # single spaces, none at the end
+    echo
+    echo "Memory Curator's window needs system libraries that are not installed: $missing"
+    echo "Install them with:"
+    echo
+    echo "    $cmd"
+    echo
+}
+
 uninstall() {
     rm -rf "$DEST"
     rm -f "$PREFIX/bin/memory-curator" "$SHARE/applications/$APP_ID.desktop" \
@@ -69,6 +106,7 @@ for dir in "$HERE"/share/icons/hicolor/*/apps; do
     cp "$dir"/* "$SHARE/icons/hicolor/$rel/"
 done
 refresh_caches
+check_system_libraries
 
 echo "Memory Curator installed in $DEST."
 echo "Start it from your desktop's application menu, or run: $PREFIX/bin/memory-curator"

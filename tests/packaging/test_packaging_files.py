@@ -160,6 +160,21 @@ def test_install_script_puts_the_app_on_the_desktop_and_takes_it_off_again(unpac
     assert vault.read_text() == "# keep\n"
 
 
+def test_install_script_names_the_command_that_installs_missing_xcb_libraries(unpacked_archive, tmp_path):
+    """The bundle's xcb plugin, linked here to a library no system has (in place of libxcb-cursor.so.0)."""
+    from memory_curator.gui.system_libraries import install_command, xcb_plugin  # noqa: PLC0415 - Qt
+
+    platforms = unpacked_archive / "_internal" / "PySide6" / "Qt" / "plugins" / "platforms"
+    platforms.mkdir(parents=True)
+    data = xcb_plugin({})[0].read_bytes().replace(b"libxcb-cursor.so.0\0", b"libmc-missing.so.0\0")
+    (platforms / "libqxcb.so").write_bytes(data)
+    env = {**os.environ, "PREFIX": str(tmp_path / "p"), "HOME": str(tmp_path / "home")}
+    done = subprocess.run(["sh", str(unpacked_archive / "install.sh")], env=env, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr  # installed; the libraries are the user's to add
+    assert "needs system libraries that are not installed: " in done.stdout and "libmc-missing.so.0" in done.stdout
+    assert f"\n    {install_command(['libmc-missing.so.0'])}\n" in done.stdout  # the same command as the app's
+
+
 def test_install_script_refuses_to_run_without_the_program(unpacked_archive, tmp_path):
     (unpacked_archive / "memory-curator").unlink()
     env = {**os.environ, "PREFIX": str(tmp_path / "p")}

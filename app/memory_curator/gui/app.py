@@ -18,6 +18,7 @@ from memory_curator.gui.about import app_icon
 from memory_curator.gui.palette import apply_system_palette
 from memory_curator.gui.settings import AppSettings
 from memory_curator.gui.smoke import SMOKE_ENV, start_smoke_check
+from memory_curator.gui.system_libraries import startup_problem
 from memory_curator.gui.windows.main_window import MainWindow
 
 # Families tried in order so Finnish and Japanese text render with real glyphs, not boxes.
@@ -62,6 +63,10 @@ def choose_vault(settings: AppSettings, explicit: Path | None, *, ask: bool = Tr
 
 
 def run(vault: Path | None = None, argv: list[str] | None = None) -> int:
+    problem = startup_problem()  # Qt would abort with a message that points the wrong way
+    if problem:
+        print(problem, file=sys.stderr)
+        return 1
     app = create_app(argv)
     settings = AppSettings()
     window = MainWindow(settings)
