@@ -66,7 +66,7 @@ def test_drop_a_pdf_and_a_markdown_file(harness, vault_dir, seeded, tmp_path, qt
     rows = {model.index(r, 0).data(): model.index(r, 1).data() for r in range(model.rowCount())}
     assert rows == {"meeting.pdf": "imported", "notes.md": "imported", "scan.pdf": "failed"}
     assert model.index(0, 0).data() == "scan.pdf"  # failures first
-    assert "failed" in dialog.message.text()
+    assert "1 file failed" in dialog.heading.text()
     qtmodeltester.check(model)
 
     harness.idle()

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from PySide6.QtCore import QModelIndex, QPersistentModelIndex, Qt
 
+from memory_curator.gui.models.import_summary import reason
 from memory_curator.gui.models.table import ROOT, RowsTableModel
 
 COLUMNS = ("File", "Result", "Memories", "Details")
@@ -33,8 +34,8 @@ class ImportResultsModel(RowsTableModel):
         if f is None:
             return None
         if role == Qt.ItemDataRole.DisplayRole:
-            details = f.error or "; ".join(f.warnings) or (f.importer or "")
-            return (Path(f.path).name, f.status, str(len(f.memory_ids)), details)[index.column()]
+            memories = len(f.memory_ids) + len(getattr(f, "updated_ids", ()))
+            return (Path(f.path).name, f.status, str(memories), reason(f))[index.column()]
         if role == Qt.ItemDataRole.ToolTipRole:
-            return f.path if index.column() == 0 else (f.error or None)
+            return f.path if index.column() == 0 else (reason(f) or None)
         return None

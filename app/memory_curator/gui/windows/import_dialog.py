@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtCore import Signal
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QDialog,
@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (
 
 from memory_curator.core.errors import Cancelled
 from memory_curator.gui.models.import_results import ImportResultsModel
+from memory_curator.gui.models.import_summary import details, headline
 from memory_curator.gui.worker import Engine, Request
 
 
@@ -38,7 +39,9 @@ class ImportDialog(QDialog):
         self.request: Request | None = None
         self.report = None
         self._target = ""
+        self._total = 0  # files to read, from the engine's progress: a cancelled bar stays at "621 of 1,000"
         self.heading = QLabel()
+        self.heading.setObjectName("importHeadline")
         self.heading.setWordWrap(True)
         self.progress = QProgressBar()
         self.progress.setFormat("%v of %m files")
@@ -51,7 +54,16 @@ class ImportDialog(QDialog):
         self.table.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
         self.table.verticalHeader().setDefaultSectionSize(self.table.fontMetrics().height() + 8)
         self.table.horizontalHeader().setSectionResizeMode(3, QHeaderView.ResizeMode.Stretch)
-        self.table.setColumnWidth(0, 240)
+        self.table.setColumnWidth(0, 200)
+        self.table.setWordWrap(True)
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        # The selected file's reason in full, wrapped and selectable (a row shows what fits in its lines).
+        self.details = QLabel()
+        self.details.setObjectName("importDetails")
+        self.details.setWordWrap(True)
+        self.details.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.table.selectionModel().currentRowChanged.connect(self._show_details)
         self.cancel_button = QPushButton("Cancel")
         self.close_button = QPushButton("Close")
         self.cancel_button.clicked.connect(self.cancel)
@@ -65,6 +77,7 @@ class ImportDialog(QDialog):
         lay.addWidget(self.heading)
         lay.addWidget(self.progress)
         lay.addWidget(self.table, 1)
+        lay.addWidget(self.details)
         lay.addLayout(buttons)
 
     @property
@@ -78,7 +91,9 @@ class ImportDialog(QDialog):
         self._target = names + (f" into {category}" if category else "")
         self.heading.setText(f"Importing {self._target}…")
         self.progress.setRange(0, 0)
+        self._total = 0
         self.results.set_report(None)
+        self.details.clear()
         self.message.setText("Reading files…")
         self.cancel_button.setEnabled(True)
         req = self.engine.call("import_paths", [str(p) for p in paths], category=category, long=True,
@@ -96,6 +111,7 @@ class ImportDialog(QDialog):
             self.cancel_button.setEnabled(False)
 
     def _on_progress(self, done: int, total: int, message: str) -> None:
+        self._total = total
         self.progress.setRange(0, max(total, 1))
         self.progress.setValue(done)
         if message:
@@ -106,14 +122,26 @@ class ImportDialog(QDialog):
         self.report = report
         self.cancel_button.setEnabled(False)
         files = len(report.files)
-        self.progress.setRange(0, max(files, 1))
+        total = max(self._total, files)
+        self.progress.setRange(0, max(total, 1))
         self.progress.setValue(files)
-        self.heading.setText(f"Imported {self._target}")
+        self.heading.setText(headline(report, total))
         self.results.set_report(report)
-        done = "Cancelled: " if report.cancelled else ""
-        self.message.setText(f"{done}{len(report.memory_ids)} memories from {report.count('imported')} file(s); "
-                             f"{report.count('skipped')} skipped, {report.count('failed')} failed.")
+        self._fit_rows()
+        self.message.setText("")
+        if self.results.rowCount():
+            self.table.selectRow(0)  # failures come first: the first reason to read is shown in full
         self.finished_import.emit(report)
+
+    def _fit_rows(self) -> None:
+        """Rows with a reason grow to show it whole (the first few hundred: measuring each costs a layout)."""
+        for row in range(min(self.results.rowCount(), 300)):
+            if "\n" in (text := self.results.index(row, 3).data() or "") or len(text) > 40:
+                self.table.resizeRowToContents(row)
+
+    def _show_details(self, current, _previous=None) -> None:
+        f = self.results.row_at(current)
+        self.details.setText(details(f) if f is not None else "")
 
     def _on_failed(self, exc: object) -> None:
         self.request = None
