@@ -5,7 +5,7 @@ The engine lives in :mod:`memory_curator.core`; this package re-exports its publ
 
 __version__ = "0.1.0"
 
-__all__ = ["MemoryService", "__version__"]
+__all__ = ["AsyncMemoryService", "MemoryService", "__version__"]
 
 
 def __getattr__(name: str):
@@ -15,4 +15,8 @@ def __getattr__(name: str):
         from memory_curator.core.service import MemoryService
 
         return MemoryService
+    if name == "AsyncMemoryService":
+        from memory_curator.aio import AsyncMemoryService
+
+        return AsyncMemoryService
     raise AttributeError(f"module 'memory_curator' has no attribute {name!r}")

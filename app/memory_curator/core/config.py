@@ -38,6 +38,10 @@ class MemoryConfig:
     dedup_threshold: float = 0.95
     access_log_days: int = 30
 
+    # Sessions (seed 000): past this many tokens (characters / 4, get_session_token_count) a session is worth
+    # summarizing; the caller (its LLM) writes the summary, the engine never calls a model to write one.
+    summarize_token_threshold: int = 50_000
+
     # OCR of images and scanned PDF pages on import (Tesseract; the installed ones of these languages are used)
     ocr_command: str = "tesseract"
     ocr_languages: tuple[str, ...] = ("eng", "fin", "jpn")
