@@ -33,6 +33,8 @@ from memory_curator.gui.windows.main_window import MainWindow  # noqa: E402
 
 OUT = Path(__file__).resolve().parents[1] / "docs" / "screenshots"
 SIZE = (1400, 860)
+FIRST_QUERY = "which database do we use"  # what a new user asks the sample vault first
+WANTED = set(sys.argv[1:])  # names of the shots to save (`python packaging/screenshots.py first-search`); all if none
 
 
 def wait_until(condition, timeout_ms: int = 60000) -> None:
@@ -54,6 +56,8 @@ def settle(window: MainWindow, ms: int = 300) -> None:
 
 
 def save(widget: QWidget, name: str) -> None:
+    if WANTED and name not in WANTED:
+        return
     path = OUT / f"{name}.png"
     widget.grab().save(str(path))
     print(f"saved {path.relative_to(OUT.parents[1])}")
@@ -109,6 +113,17 @@ def main() -> int:
             window.status.embed_button.click()  # the sample vault ships without vectors
             settle(window, 500)
 
+        # The first search, typed as a new user would: the relevant few, the best one open in the editor.
+        bar = window.search_bar
+        window.show_pane(window.editor)
+        bar.edit.setFocus()
+        bar.edit.setText(FIRST_QUERY)
+        wait_until(lambda: getattr(window.search_flow.last_query, "text", None) == FIRST_QUERY)
+        settle(window)
+        save(window, "first-search")
+        bar.edit.clear()
+        settle(window)
+
         browse_to(window, ListFilter(category="decisions"))
         select(window, "Vector store: SQLite with sqlite-vec")
         settle(window)
@@ -133,6 +148,9 @@ def main() -> int:
         save(window, "editor-preview")
         window.editor.load(window.editor.item)  # leave nothing unsaved
 
+        if WANTED and not WANTED & {"import-progress", "import-results", "consolidation-preview", "dark-japanese"}:
+            window.close()
+            return 0
         dialog = window.vault_actions.import_paths([make_import_folder(work)])
         dialog.resize(760, 420)
         wait_until(lambda: dialog.progress.maximum() > 1 and dialog.progress.value() > 10, 300000)
