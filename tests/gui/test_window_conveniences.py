@@ -18,8 +18,10 @@ from PySide6.QtWidgets import (
     QTextEdit,
 )
 
+from memory_curator.gui.app import start
 from memory_curator.gui.settings import AppSettings
 from memory_curator.gui.widgets.command_palette import CommandPalette, menu_actions
+from memory_curator.gui.widgets.tour import Tour
 from memory_curator.gui.windows.main_window import MainWindow
 
 
@@ -89,6 +91,24 @@ def test_the_first_run_tour_has_three_steps_and_stays_dismissed(qtbot, gui_setti
     qtbot.addWidget(again)
     assert again.show_tour() is None  # not at the next start
     assert again.show_tour(force=True) is not None  # but from Help › Show the tour
+
+
+def test_the_tour_opens_at_the_first_start_and_not_after_it_was_skipped(qtbot, gui_settings, vault_dir, seeded):
+    def started(settings):
+        w = start(settings, vault_dir)
+        qtbot.addWidget(w)
+        qtbot.waitUntil(lambda: w.list_model.rowCount() > 0 and not w.engine.busy, timeout=30000)
+        return w
+
+    w = started(gui_settings)
+    qtbot.waitUntil(lambda: w.findChild(Tour) is not None and w.findChild(Tour).isVisible())
+    assert w.findChild(Tour).heading.text() == "<b>Search</b>"
+    qtbot.mouseClick(w.findChild(Tour).skip_button, Qt.MouseButton.LeftButton)
+    w.close()
+    again = started(AppSettings(gui_settings.q))
+    qtbot.wait(50)  # the turn of the event loop at which the tour would open
+    assert not [t for t in again.findChildren(Tour) if t.isVisible()]
+    again.close()
 
 
 def test_every_control_has_an_accessible_name_and_tab_reaches_the_results(harness, vault_dir, seeded):

@@ -6,7 +6,7 @@ import os
 import sys
 from pathlib import Path
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import Qt, QTimer
 from PySide6.QtGui import QFont, QGuiApplication
 from PySide6.QtWidgets import QApplication, QMessageBox
 
@@ -62,18 +62,26 @@ def choose_vault(settings: AppSettings, explicit: Path | None, *, ask: bool = Tr
     return vault
 
 
+def start(settings: AppSettings, vault: Path | None, *, ask: bool = True) -> MainWindow:
+    """The main window on the chosen vault, shown; at the first start, the tour (once the window is laid out,
+    so each card sits beside its part)."""
+    window = MainWindow(settings)
+    window.open_vault(choose_vault(settings, vault, ask=ask))
+    window.show()
+    if ask:
+        QTimer.singleShot(0, window, window.show_tour)  # nothing once it was finished or skipped
+    return window
+
+
 def run(vault: Path | None = None, argv: list[str] | None = None) -> int:
     problem = startup_problem()  # Qt would abort with a message that points the wrong way
     if problem:
         print(problem, file=sys.stderr)
         return 1
     app = create_app(argv)
-    settings = AppSettings()
-    window = MainWindow(settings)
     smoke_query = os.environ.get(SMOKE_ENV)
-    # A self-check runs unattended: no first-run question may wait for an answer.
-    window.open_vault(choose_vault(settings, vault, ask=not smoke_query))
-    window.show()
+    # A self-check runs unattended: no first-run question or tour may wait for an answer.
+    window = start(AppSettings(), vault, ask=not smoke_query)
     if smoke_query:
         _check = start_smoke_check(app, window, smoke_query)  # noqa: F841 - kept alive until exec returns
     return app.exec()
