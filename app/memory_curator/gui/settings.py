@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from dataclasses import replace
 from pathlib import Path
 
@@ -12,6 +13,9 @@ from memory_curator.core.config import MemoryConfig
 from memory_curator.environment import config_from_env
 
 MAX_RECENT = 8
+# Settings the environment overrides for one run (as on the command line): shown, never saved from there.
+ENVIRONMENT = {"ollama_host": "OLLAMA_HOST", "ollama_model": "MEMORY_CURATOR_OLLAMA_MODEL"}
+_KEYS = {"ollama_host": "ollama/host", "ollama_model": "ollama/model", "embedder": "embedder"}
 
 
 class AppSettings:
@@ -61,12 +65,38 @@ class AppSettings:
         except (ValueError, TypeError, AttributeError):
             return {}
 
-    def save(self, *, ollama_host: str, ollama_model: str, embedder: str, decay_rates: dict[str, float]) -> None:
-        self.q.setValue("ollama/host", ollama_host.strip())
-        self.q.setValue("ollama/model", ollama_model.strip())
-        self.q.setValue("embedder", embedder)
-        self.q.setValue("decay_rates", json.dumps(decay_rates))
+    def origin(self, key: str) -> tuple[str, str]:
+        """Where the value of ``key`` in use comes from: ("environment", its variable), ("saved", "") or
+        ("default", "")."""
+        var = ENVIRONMENT.get(key)
+        if var and os.environ.get(var):
+            return "environment", var
+        return ("saved", "") if self._get(_KEYS[key]) else ("default", "")
+
+    def save(self, *, ollama_host: str | None = None, ollama_model: str | None = None, embedder: str | None = None,
+             decay_rates: dict[str, float] | None = None) -> None:
+        """Save what is given (what the user changed); an empty text forgets the saved value (back to the
+        default). Decay rates are merged into the saved ones."""
+        for key, value in (("ollama_host", ollama_host), ("ollama_model", ollama_model), ("embedder", embedder)):
+            if value is None:
+                continue
+            if value.strip():
+                self.q.setValue(_KEYS[key], value.strip())
+            else:
+                self.q.remove(_KEYS[key])
+        if decay_rates:
+            self.q.setValue("decay_rates", json.dumps({**self.decay_rates, **decay_rates}))
         self.q.sync()
+
+    def kept_model(self, vault: Path) -> str:
+        """The model the user chose not to switch ``vault`` to ("provider:model"), or ""."""
+        return self._get(f"kept_model/{_vault_key(vault)}")
+
+    def set_kept_model(self, vault: Path, key: str) -> None:
+        if key:
+            self.q.setValue(f"kept_model/{_vault_key(vault)}", key)
+        else:
+            self.q.remove(f"kept_model/{_vault_key(vault)}")
 
     @property
     def tour_done(self) -> bool:
@@ -94,3 +124,8 @@ class AppSettings:
         if self.decay_rates:
             config = replace(config, category_decay_rates={**config.category_decay_rates, **self.decay_rates})
         return config_from_env(config)
+
+
+def _vault_key(vault: Path) -> str:
+    # QSettings keys treat "/" as groups: a path would become nested groups, so it is kept as one hex key.
+    return str(Path(vault).expanduser().resolve()).encode("utf-8").hex()

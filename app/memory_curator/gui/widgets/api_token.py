@@ -19,8 +19,11 @@ class ApiTokenField(QWidget):
         self.edit = QLineEdit(self.token or "")
         self.edit.setReadOnly(True)
         self.edit.setEchoMode(QLineEdit.EchoMode.Password)
-        self.edit.setPlaceholderText("Not created yet: run `memory-curator serve` (or `mcp --http`) once")
-        self.edit.setToolTip(f"Bearer token of the local HTTP API and MCP over HTTP, kept in {self.path}")
+        self.edit.setPlaceholderText("None yet: run memory-curator serve once")
+        self.edit.setToolTip(f"Bearer token of the local HTTP API and MCP over HTTP, kept in {self.path}. The first "
+                             "`memory-curator serve` (or `memory-curator mcp --http`) creates it.")
+        # Wide enough for the whole placeholder: a cut-off hint is no hint.
+        self.edit.setMinimumWidth(self.edit.fontMetrics().horizontalAdvance(self.edit.placeholderText()) + 24)
         self.show_button = QPushButton("Show")
         self.show_button.setCheckable(True)
         self.show_button.toggled.connect(self._toggle)

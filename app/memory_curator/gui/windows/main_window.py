@@ -49,6 +49,7 @@ from memory_curator.gui.windows import view_state
 from memory_curator.gui.windows.drop import local_paths
 from memory_curator.gui.windows.editing import EditFlow
 from memory_curator.gui.windows.menus import build_menus
+from memory_curator.gui.windows.model_switch import ModelSwitch
 from memory_curator.gui.windows.navigation import Navigation
 from memory_curator.gui.windows.search_flow import SearchFlow
 from memory_curator.gui.windows.vault_actions import VaultActions
@@ -147,6 +148,7 @@ class MainWindow(QMainWindow):
         self.navigation = Navigation(self)
         self.search_flow = SearchFlow(self)
         self.vault_actions = VaultActions(self)
+        self.model_switch = ModelSwitch(self)
         build_menus(self)
         self._connect()
         self.edit_flow.update_selection_bar()
@@ -229,28 +231,9 @@ class MainWindow(QMainWindow):
     def _on_open_failed(self, exc: object) -> None:
         self.status.embedder.setText("No vault open")
         if isinstance(exc, ValidationError) and exc.field == "embedder" and self.engine is not None:
-            self._offer_model_switch(self.engine.vault, exc)
+            self.model_switch.refused(self.engine.vault, exc)
             return
         QMessageBox.critical(self, "Cannot open the vault", f"{exc}\n\nChoose another folder with File › Open vault.")
-
-    def _offer_model_switch(self, path: Path, exc: ValidationError) -> None:
-        """The vault's vectors come from another model than the one chosen in Settings: switching is an
-        explicit step (every memory is embedded again), so ask; either way the vault opens."""
-        requested = self._requested_embedder
-        if isinstance(requested, str):
-            provider = requested
-            model = self.settings.memory_config().ollama_model if provider == "ollama" else None
-        else:
-            provider, model = requested.provider, requested.model
-        box = QMessageBox(QMessageBox.Icon.Question, "Another embedding model",
-                          f"{exc}\n\nSwitch this vault to {model or provider}? Every memory is embedded again in "
-                          "the background; until then search works by keyword.",
-                          QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No, self)
-        box.button(QMessageBox.StandardButton.Yes).setText(f"Switch to {model or provider}")
-        box.button(QMessageBox.StandardButton.No).setText("Keep the vault's model")
-        switch = box.exec() == QMessageBox.StandardButton.Yes
-        self._switch_model_after_open = (provider, model) if switch else None
-        self.open_vault(path, embedder="auto")  # the vault's own model (or keyword search while it is away)
 
     # -- refreshing -----------------------------------------------------------------------------------
 

@@ -1,7 +1,12 @@
-"""Settings: the Ollama host and model, the embedder, and decay rates per category."""
+"""Settings: the Ollama host and model, the embedder, and decay rates per category.
+
+Each value says where it comes from (the environment for this run, saved, or the default), and Save writes
+only what the user changed: a host that came from ``OLLAMA_HOST`` never becomes a saved setting by pressing
+Save, so it does not outlive the variable."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from pathlib import Path
 
 from PySide6.QtWidgets import (
@@ -16,20 +21,36 @@ from PySide6.QtWidgets import (
     QLineEdit,
     QPushButton,
     QVBoxLayout,
+    QWidget,
 )
 
+from memory_curator.core.config import MemoryConfig
 from memory_curator.gui.settings import AppSettings
 from memory_curator.gui.widgets.api_token import ApiTokenField
 
+NEVER = 1.0  # a category without a rate never decays
+
+
+def origin_text(settings: AppSettings, key: str) -> str:
+    where, var = settings.origin(key)
+    if where == "environment":
+        return f"From the environment ({var}) for this run: it wins over a saved value and is not saved"
+    return "Saved" if where == "saved" else "Default"
+
 
 class SettingsDialog(QDialog):
-    def __init__(self, settings: AppSettings, parent=None):
+    def __init__(self, settings: AppSettings, parent=None, categories: Iterable[str] = ()):
         super().__init__(parent)
         self.setWindowTitle("Settings")
         self.settings = settings
         config = settings.memory_config()
-        self.host = QLineEdit(settings.ollama_host or config.ollama_host)
-        self.model = QLineEdit(settings.ollama_model or config.ollama_model)
+        defaults = MemoryConfig()
+        self.host = QLineEdit(config.ollama_host)
+        self.host.setPlaceholderText(defaults.ollama_host)
+        self.model = QLineEdit(config.ollama_model)
+        self.model.setPlaceholderText(defaults.ollama_model)
+        self.origins = {"ollama_host": QLabel(origin_text(settings, "ollama_host")),
+                        "ollama_model": QLabel(origin_text(settings, "ollama_model"))}
         self.embedder = QComboBox()
         for key, label in (("auto", "Automatic (the vault's model, or the best available)"),
                            ("ollama", "Ollama"), ("local", "Bundled offline model"), ("none", "None: keyword only")):
@@ -45,22 +66,51 @@ class SettingsDialog(QDialog):
         vault_row.addWidget(choose)
         form.addRow("Vault folder", vault_row)
         form.addRow("Embedder", self.embedder)
-        form.addRow("Ollama host", self.host)
-        form.addRow("Ollama model", self.model)
+        form.addRow("Ollama host", self._with_origin(self.host, self.origins["ollama_host"]))
+        form.addRow("Ollama model", self._with_origin(self.model, self.origins["ollama_model"]))
         self.api_token = ApiTokenField()
         form.addRow("HTTP API token", self.api_token)
-        for category, rate in sorted(config.category_decay_rates.items()):
+        rates = {**dict.fromkeys(categories, NEVER), **config.category_decay_rates}
+        for category, rate in sorted(rates.items()):
             spin = QDoubleSpinBox(minimum=0.5, maximum=1.0, singleStep=0.01, decimals=3, value=rate)
             spin.setToolTip("Salience is multiplied by this per decay period of disuse (1.0: never decays)")
             self.rates[category] = spin
             form.addRow(f"Decay rate: {category}", spin)
+        self._initial = self._values()
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Save | QDialogButtonBox.StandardButton.Cancel)
         buttons.accepted.connect(self.accept)
         buttons.rejected.connect(self.reject)
         lay = QVBoxLayout(self)
         lay.addLayout(form)
-        lay.addWidget(QLabel("Changes take effect when the vault is reopened (done for you on Save)."))
+        lay.addWidget(QLabel("Save keeps only what you changed. Changes take effect when the vault is reopened "
+                             "(done for you on Save)."))
         lay.addWidget(buttons)
+
+    @staticmethod
+    def _with_origin(edit: QLineEdit, origin: QLabel) -> QWidget:
+        box = QWidget()
+        col = QVBoxLayout(box)
+        col.setContentsMargins(0, 0, 0, 0)
+        col.setSpacing(2)
+        origin.setWordWrap(True)
+        origin.setEnabled(False)  # drawn as secondary text
+        col.addWidget(edit)
+        col.addWidget(origin)
+        return box
+
+    def _values(self) -> dict:
+        return {"ollama_host": self.host.text().strip(), "ollama_model": self.model.text().strip(),
+                "embedder": self.embedder.currentData(),
+                "decay_rates": {c: round(s.value(), 3) for c, s in self.rates.items()}}
+
+    def changes(self) -> dict:
+        """What the user changed since the dialog opened (only that is saved)."""
+        now, before = self._values(), self._initial
+        out = {k: v for k, v in now.items() if k != "decay_rates" and v != before[k]}
+        rates = {c: v for c, v in now["decay_rates"].items() if v != before["decay_rates"].get(c)}
+        if rates:
+            out["decay_rates"] = rates
+        return out
 
     def _choose_vault(self) -> None:
         folder = QFileDialog.getExistingDirectory(self, "Vault folder", self.vault.text())
@@ -71,7 +121,5 @@ class SettingsDialog(QDialog):
         return Path(self.vault.text()) if self.vault.text() else None
 
     def accept(self) -> None:
-        self.settings.save(ollama_host=self.host.text(), ollama_model=self.model.text(),
-                           embedder=self.embedder.currentData(),
-                           decay_rates={c: s.value() for c, s in self.rates.items()})
+        self.settings.save(**self.changes())
         super().accept()

@@ -30,6 +30,8 @@ class VaultActions:
         self._add(menu, "Import &folder…", None, self.choose_import_folder)
         menu.addSeparator()
         self._add(menu, "&Settings…", QKeySequence.StandardKey.Preferences, self.open_settings)
+        menu.addAction(self.w.model_switch.action)
+        self.w.addAction(self.w.model_switch.action)
         menu.addSeparator()
         self._add(menu, "&Quit", QKeySequence.StandardKey.Quit, self.w.close)
 
@@ -64,11 +66,16 @@ class VaultActions:
             self.w.open_vault(Path(folder))
 
     def open_settings(self) -> None:
-        dialog = SettingsDialog(self.w.settings, self.w)
+        dialog = SettingsDialog(self.w.settings, self.w, categories=self._categories())
         if dialog.exec():
             vault = dialog.chosen_vault() or (self.w.engine.vault if self.w.engine else None)
             if vault is not None:
                 self.w.open_vault(vault)  # the new host, model and rates take effect on (re)open
+
+    def _categories(self) -> list[str]:
+        """The vault's categories (the editor's choices): Settings lists a decay rate for each."""
+        box = self.w.editor.category
+        return [box.itemText(i) for i in range(box.count())]
 
     # -- import ---------------------------------------------------------------------------------------
 
