@@ -59,6 +59,8 @@ class MemoryItem:
     # Optional frontmatter fields (written only when set).
     summary: str | None = None
     expires_at: datetime | None = None
+    # Seed 003's two tiers: after this time the raw text is gone (``raw`` is None) and the summary stays.
+    raw_expires_at: datetime | None = None
     scope: str | None = None
     actors: tuple[str, ...] = ()
     pinned: bool = False
@@ -77,6 +79,17 @@ class MemoryItem:
     @property
     def embedded(self) -> bool:
         return self.chunk_count > 0
+
+    @property
+    def raw(self) -> str | None:
+        """The raw text, or None once its own time to live (``raw_expires_at``) has passed: clear_expired
+        then drops it from the file, which keeps the summary as its text."""
+        return None if self.raw_expires_at is not None and self.raw_expires_at <= utcnow() else self.content
+
+    @property
+    def used_summary(self) -> bool:
+        """Whether the summary, not the full text, is what was embedded (seed 003's ``used_summary``)."""
+        return self.summary is not None and self.chunk_count > 0
 
     @property
     def token_estimate(self) -> int:

@@ -27,6 +27,7 @@ from memory_curator.core.index.store import IndexStore
 from memory_curator.core.ingest import exports, importer, ocr, sources
 from memory_curator.core.ingest.report import FileResult, ImportReport
 from memory_curator.core.lifecycle import access, batches, consolidation, decay, dedup, grouping, supersede
+from memory_curator.core.lifecycle.expiry import drop_expired_raw
 from memory_curator.core.lifecycle.importance import ImportanceScore
 from memory_curator.core.lifecycle.trash import delete_trashed, trashed_items
 from memory_curator.core.memories import Memories, writes
@@ -248,8 +249,10 @@ class MemoryService:
 
     @writes
     def clear_expired(self) -> int:
-        """Move memories whose ``expires_at`` has passed to the trash. Returns how many."""
-        return decay.move_to_trash(self.store, self.vault, decay.expired_ids(self.store))
+        """Memories past ``expires_at`` go to the trash; a raw text past its ``raw_expires_at`` is dropped,
+        the summary staying (lifecycle.expiry). Returns how many memories were trashed or lost their raw text."""
+        dropped = drop_expired_raw(self.memories)
+        return dropped + decay.move_to_trash(self.store, self.vault, decay.expired_ids(self.store))
 
     def suggest_groups(self, *, category: str | None = None, threshold: float | None = None, min_size: int = 2,
                        max_size: int = 50, method: str = "auto") -> list[grouping.MemoryGroup]:

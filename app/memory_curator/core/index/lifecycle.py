@@ -64,6 +64,15 @@ def faded_ids(store: IndexStore, min_salience: float) -> list[str]:
     return [r[0] for r in rows]
 
 
+def raw_expired_ids(store: IndexStore, now: str) -> list[str]:
+    """Memories whose raw text's time to live (seed 003) has passed and whose text is not yet the summary."""
+    rows = store.conn.execute(
+        "SELECT id FROM memories WHERE json_extract(meta_json, '$.raw_expires_at') <= ? "
+        "AND json_extract(meta_json, '$.summary') IS NOT NULL AND content <> json_extract(meta_json, '$.summary') "
+        "ORDER BY pk", (now,))
+    return [r[0] for r in rows]
+
+
 def expired_ids(store: IndexStore, now: str) -> list[str]:
     rows = store.conn.execute("SELECT id FROM memories WHERE expires_at IS NOT NULL AND expires_at <= ? ORDER BY pk",
                               (now,))

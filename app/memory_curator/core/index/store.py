@@ -20,7 +20,7 @@ from memory_curator.core.text.tokens import TEXT_COLUMNS, fts_row, phrase
 from memory_curator.core.vault.codec import format_dt
 
 _OPTIONAL = (
-    "summary", "expires_at", "scope", "actors", "pinned", "salience_floor", "superseded_by", "supersedes",
+    "summary", "expires_at", "raw_expires_at", "scope", "actors", "pinned", "salience_floor", "superseded_by", "supersedes",
     "consolidated_from", "provenance", "importance_override", "typed", "extra",
 )  # fmt: skip
 _TUPLES = {"actors", "supersedes", "consolidated_from"}
@@ -245,7 +245,7 @@ class IndexStore:
         for key, value in meta.items():
             if key in _TUPLES:
                 value = tuple(value)
-            elif key == "expires_at":
+            elif key in ("expires_at", "raw_expires_at"):
                 value = parse_dt(value)
             optional[key] = value
         return MemoryItem(

@@ -20,7 +20,7 @@ from memory_curator.core.vault.codec import format_dt, parse_datetime
 TYPED_KEYS = tuple(k for keys in TYPED_FIELDS.values() for k in keys)
 LINK_FIELDS = ("superseded_by", "supersedes", "consolidated_from")
 ITEM_FIELDS = (
-    "summary", "expires_at", "scope", "actors", "pinned", "salience_floor", *LINK_FIELDS, "provenance",
+    "summary", "expires_at", "raw_expires_at", "scope", "actors", "pinned", "salience_floor", *LINK_FIELDS, "provenance",
     "importance_override", "extra",
 )  # fmt: skip
 _SCOPE = re.compile(r"^[a-z][a-z0-9_-]{0,39}$")
@@ -108,9 +108,12 @@ def scope_value(value: Any) -> str | None:
 def split(fields: Mapping[str, Any], now: datetime | None = None) -> tuple[dict[str, Any], dict[str, Any]]:
     """(MemoryItem keyword arguments, typed field changes) from the optional fields a caller passed.
 
-    ``ttl`` (seconds or a timedelta) is a convenience for ``expires_at = now + ttl``."""
+    ``ttl`` (seconds or a timedelta) is a convenience for ``expires_at = now + ttl``; ``raw_ttl`` (seed 003)
+    for ``raw_expires_at``, the raw text's own time to live while the summary stays, or, for a memory without a
+    summary, for ``expires_at``: it expires whole."""
     item: dict[str, Any] = {}
     typed: dict[str, Any] = {}
+    raw_ttl = fields.get("raw_ttl")
     for key, value in fields.items():
         if key in TYPED_KEYS:
             typed[key] = value
@@ -124,12 +127,13 @@ def split(fields: Mapping[str, Any], now: datetime | None = None) -> tuple[dict[
                 typed[k] = v
         elif key == "ttl":
             if value is not None:
-                seconds = value.total_seconds() if isinstance(value, timedelta) else _number(value, "ttl", 1, 1e10)
-                item["expires_at"] = (now or utcnow()) + timedelta(seconds=seconds)  # type: ignore[arg-type]
+                item["expires_at"] = _after(value, key, now)
+        elif key == "raw_ttl":
+            continue  # below, once the summary is known
         elif key not in ITEM_FIELDS:
             raise ValidationError(f"Unknown field {key!r}: see the vault format in README.md.", field=key,
                                   code="UNKNOWN_FIELD")
-        elif key == "expires_at":
+        elif key in ("expires_at", "raw_expires_at"):
             item[key] = _datetime(value, key)
         elif key == "scope":
             item[key] = scope_value(value)
@@ -149,7 +153,21 @@ def split(fields: Mapping[str, Any], now: datetime | None = None) -> tuple[dict[
             if value is not None and not isinstance(value, Mapping):
                 raise ValidationError(f"{key} must be a mapping.", field=key, code="WRONG_TYPE")
             item[key] = dict(value) if value else ({} if key == "extra" else None)
+    if raw_ttl is not None:
+        at = _after(raw_ttl, "raw_ttl", now)
+        if item.get("summary"):
+            item["raw_expires_at"] = at
+        else:  # nothing would stay searchable: the memory expires whole, at the earlier of the two times
+            item["expires_at"] = min(at, item.get("expires_at") or at)
     return item, typed_values(typed)
+
+
+def _after(ttl: Any, key: str, now: datetime | None) -> datetime:
+    """``now`` + a time to live given in seconds or as a timedelta."""
+    seconds = ttl.total_seconds() if isinstance(ttl, timedelta) else _number(ttl, key, 1, 1e10)
+    if not 1 <= seconds <= 1e10:  # type: ignore[operator]
+        raise ValidationError(f"{key} must be between 1 and 1e10 seconds.", field=key, code="OUT_OF_RANGE")
+    return (now or utcnow()) + timedelta(seconds=seconds)  # type: ignore[arg-type]
 
 
 def merged_typed(current: Mapping[str, Any], changes: Mapping[str, Any]) -> dict[str, Any]:

@@ -28,8 +28,8 @@ from memory_curator.core.vault.yaml_handler import HANDLER, FrontmatterError
 
 FORMAT_KEYS = (
     "id", "title", "category", "created_at", "updated_at", "session_id", "source", "keywords", "salience",
-    "summary", "expires_at", "scope", "actors", "pinned", "salience_floor", "superseded_by", "supersedes",
-    "consolidated_from", "provenance", "importance_override",
+    "summary", "expires_at", "raw_expires_at", "scope", "actors", "pinned", "salience_floor", "superseded_by",
+    "supersedes", "consolidated_from", "provenance", "importance_override",
     *(key for keys in TYPED_FIELDS.values() for key in keys),
 )  # fmt: skip
 TYPED_KEYS = tuple(key for keys in TYPED_FIELDS.values() for key in keys)
@@ -142,6 +142,7 @@ def decode_memory(
             salience=_float(meta.pop("salience", None), "salience", 0.8),  # type: ignore[arg-type]
             summary=_opt_str(meta.pop("summary", None)),
             expires_at=parse_datetime(meta.pop("expires_at", None), "expires_at"),
+            raw_expires_at=parse_datetime(meta.pop("raw_expires_at", None), "raw_expires_at"),
             scope=_opt_str(meta.pop("scope", None)),
             actors=_strs(meta.pop("actors", None), "actors"),
             pinned=bool(meta.pop("pinned", False)),
@@ -228,6 +229,7 @@ def _meta(item: MemoryItem) -> dict[str, Any]:
     optional = {
         "summary": item.summary,
         "expires_at": format_dt(item.expires_at),
+        "raw_expires_at": format_dt(item.raw_expires_at),
         "scope": item.scope,
         "actors": list(item.actors) or None,
         "pinned": True if item.pinned else None,
