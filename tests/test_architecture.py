@@ -11,7 +11,7 @@ import memory_curator
 
 PACKAGE = Path(memory_curator.__file__).parent
 FORBIDDEN_IN_CORE = ("PySide6", "PyQt5", "PyQt6", "shiboken6", "memory_curator.gui", "memory_curator.cli",
-                     "memory_curator.mcp", "memory_curator.server")
+                     "memory_curator.mcp", "memory_curator.server", "memory_curator.serving")
 SERVICE = "memory_curator.core.service"
 
 
@@ -35,6 +35,24 @@ def test_core_never_imports_qt_or_outer_layers():
             if name.startswith(FORBIDDEN_IN_CORE):
                 offenders.append(f"{path.relative_to(PACKAGE)} imports {name}")
     assert offenders == []
+
+
+def test_the_servers_share_through_serving_not_each_other():
+    """mcp/ and server/ are two faces: what they share lives in serving/, which neither face's internals feed."""
+    offenders = []
+    for face, other in (("mcp", "memory_curator.server"), ("server", "memory_curator.mcp"),
+                        ("serving", "memory_curator.server"), ("serving", "memory_curator.mcp")):
+        for path in sorted((PACKAGE / face).rglob("*.py")):
+            offenders += [f"{path.relative_to(PACKAGE)} imports {n}" for n in imports_of(path)
+                          if n == other or n.startswith(other + ".")]
+    assert offenders == []
+
+
+def test_the_contract_is_pure():
+    """core/contract/ defines operations: no Qt, no face, no service (the checks above), no SQL, no I/O."""
+    for path in sorted((PACKAGE / "core" / "contract").rglob("*.py")):
+        names = imports_of(path)
+        assert not [n for n in names if n.startswith(("sqlite3", "httpx", "starlette", "mcp", "uvicorn"))], path
 
 
 def test_checker_sees_a_qt_import(tmp_path):

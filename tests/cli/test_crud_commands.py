@@ -70,7 +70,7 @@ def test_empty_content_is_bad_input(cli, vault_dir, content, stdin):
 def test_bad_values_are_exit_2_with_a_json_error(cli, vault_dir, args, field):
     r = cli("add", "text", *args, "--json")
     assert r.code == 2
-    assert r.json["error"]["code"] == "VALIDATION_ERROR" and field in r.json["error"]["message"]
+    assert r.json["error"]["code"] in ("VALIDATION_ERROR", "INVALID_CATEGORY") and field in r.json["error"]["message"]
     assert not list(vault_dir.rglob("*.md"))
 
 

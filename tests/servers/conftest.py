@@ -14,7 +14,7 @@ import uvicorn
 
 from memory_curator.core.service import MemoryService
 from memory_curator.server.app import build_app
-from memory_curator.server.worker import ServiceWorker
+from memory_curator.serving.worker import ServiceWorker
 
 TOKEN = "t" * 43
 

@@ -85,7 +85,7 @@ def http_writer(url: str, token: str, name: str, n_ops: int, seed: int) -> Tally
                     tally.errors.append(f"search {r.status_code} {r.text[:200]}")
             elif roll < 0.88:
                 mid = rng.choice(mine)
-                r = tally.timed(lambda mid=mid: c.get(f"/v1/memories/{mid}"))
+                r = tally.timed(lambda mid=mid: c.get(f"/v1/memories/{mid}", params={"user_id": name}))
                 if r.status_code != 200 or r.json()["content"] != tally.expected[mid]:
                     tally.errors.append(f"get {mid} {r.status_code} {r.text[:200]}")
             else:
@@ -124,7 +124,7 @@ def mcp_writer(vault: Path, name: str, n_ops: int, seed: int) -> Tally:
                     text = _text(name, i, rng)
                     out = await call(c, "memory_store", {"content": text})
                     if out:
-                        tally.expected[out["id"]] = text
+                        tally.expected[out["memory_id"]] = text
                 elif roll < 0.5:
                     texts = [_text(name, i * 10 + k, rng) for k in range(3)]
                     out = await call(c, "memory_batch_store", {"items": [{"content": t} for t in texts]})
@@ -132,13 +132,13 @@ def mcp_writer(vault: Path, name: str, n_ops: int, seed: int) -> Tally:
                         tally.expected.update(zip(out["created_ids"], texts, strict=True))
                 elif roll < 0.7:
                     mid, text = rng.choice(mine), _text(name, -i, rng)
-                    if await call(c, "memory_update", {"id": mid, "content": text}):
+                    if await call(c, "memory_update", {"memory_id": mid, "content": text}):
                         tally.expected[mid] = text
                 elif roll < 0.88:
                     await call(c, "memory_search", {"query": "vault index", "search_mode": "keyword"})
                 else:
                     mid = rng.choice(mine)
-                    out = await call(c, "memory_delete", {"id": mid})
+                    out = await call(c, "memory_delete", {"memory_id": mid})
                     if out and out["deleted"]:
                         del tally.expected[mid]
                         tally.deleted.add(mid)

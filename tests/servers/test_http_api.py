@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta, timezone
 
-from memory_curator.server.auth import bearer_ok, load_or_create_token
+from memory_curator.serving.auth import bearer_ok, load_or_create_token
 
 
 def test_token_is_required(api):
@@ -32,20 +32,21 @@ def test_store_get_search_delete_lifecycle(api):
                                          "scope": "global", "actors": ["user"], "session_id": "s1"})
         assert r.status_code == 201, r.text
         mid = r.json()["memory_id"]
-        got = c.get(f"/v1/memories/{mid}").json()
+        assert c.get(f"/v1/memories/{mid}").status_code == 403  # u1's memory: not for a caller without user_id
+        got = c.get(f"/v1/memories/{mid}", params={"user_id": "u1"}).json()
         assert got["content"].startswith("User prefers") and got["source"] == "ai" and got["in_inbox"] is True
         assert got["provenance"]["client"] == "http" and got["provenance"]["session"] == "s1"
         hits = c.post("/v1/search", json={"query": "morning meetings", "search_mode": "keyword",
-                                          "scope": "global"}).json()
+                                          "scope": "global", "user_id": "u1"}).json()
         assert [h["memory"]["id"] for h in hits["results"]] == [mid]
         assert c.post("/v1/search", json={"query": "morning", "scope": "session"}).json()["results"] == []
         assert c.delete(f"/v1/memories/{mid}", params={"user_id": "u2"}).status_code == 403
-        assert c.get(f"/v1/memories/{mid}").status_code == 200  # a refused delete changes nothing
+        assert c.get(f"/v1/memories/{mid}", params={"user_id": "u1"}).status_code == 200  # nothing changed
         r = c.delete(f"/v1/memories/{mid}", params={"user_id": "u1"})
         assert r.status_code == 200 and r.json()["deleted"] is True
         again = c.delete(f"/v1/memories/{mid}", params={"user_id": "u1"})
         assert again.status_code == 200 and again.json()["deleted"] is False  # idempotent
-        assert c.get(f"/v1/memories/{mid}").status_code == 404
+        assert c.get(f"/v1/memories/{mid}", params={"user_id": "u1"}).status_code == 404
         missing = c.delete("/v1/memories/never-existed")
         assert missing.status_code == 404 and missing.json()["error_code"] == "NOT_FOUND"
 
@@ -85,7 +86,7 @@ def test_openapi_schema_describes_the_routes(api):
         doc = c.get("/openapi.json").json()
     assert doc["openapi"].startswith("3.")
     assert {"/health", "/v1/memories", "/v1/memories/{memory_id}", "/v1/search"} <= set(doc["paths"])
-    store = doc["components"]["schemas"]["StoreRequest"]
+    store = doc["components"]["schemas"]["StoreRequest"]  # the body: the Store model
     assert "content" in store["required"] and store["properties"]["content"]["minLength"] == 1
 
 
@@ -103,7 +104,7 @@ def test_typed_fields_are_stored_and_checked(api):
                                          "event_timestamp": "2025-06-15T09:00:00Z", "location": "Lake Tahoe, CA",
                                          "participants": ["team", "manager"], "event_type": "work_event"})
         assert r.status_code == 201, r.text
-        got = c.get(f"/v1/memories/{r.json()['memory_id']}").json()
+        got = c.get(f"/v1/memories/{r.json()['memory_id']}", params={"user_id": "u1"}).json()
         assert got["location"] == "Lake Tahoe, CA" and got["participants"] == ["team", "manager"]
         assert got["memory_types"] == ["episodic"] and got["event_timestamp"].startswith("2025-06-15T09:00")
         bad = c.post("/v1/memories", json={"content": "x", "valence": 3})

@@ -14,12 +14,12 @@ from mcp import Client, StdioServerParameters
 
 from memory_curator.core.service import MemoryService
 from memory_curator.mcp.server import build_server
-from memory_curator.server.worker import ServiceWorker
+from memory_curator.serving.worker import ServiceWorker
 from servers.shared_vault import free_port
 
 TOOLS = {"memory_store", "memory_batch_store", "memory_batch_update", "memory_search", "memory_get",
          "memory_update", "memory_delete", "memory_get_score", "memory_set_score", "memory_consolidate",
-         "memory_session_context"}
+         "memory_session_context", "memory_list", "memory_clear_expired", "memory_health"}
 
 
 @pytest.fixture
@@ -39,6 +39,13 @@ async def _ok(client: Client, name: str, args: dict):
     return result.structured_content
 
 
+async def _stored(client: Client, args: dict):
+    """memory_store answers as POST /v1/memories does: status, memory_id and the memory."""
+    result = await _ok(client, "memory_store", args)
+    assert result["status"] == "success" and result["memory_id"] == result["memory"]["id"]
+    return result["memory"]
+
+
 async def _error(client: Client, name: str, args: dict) -> str:
     result = await client.call_tool(name, args)
     assert result.is_error, (name, result.structured_content)
@@ -53,14 +60,14 @@ def test_every_tool_over_an_in_process_session(worker):
             assert listed["memory_search"].input_schema["properties"]["search_mode"]["enum"] == [
                 "keyword", "semantic", "hybrid"]
 
-            a = await _ok(c, "memory_store", {"content": "We chose SQLite with sqlite-vec for vectors.",
+            a = await _stored(c, {"content": "We chose SQLite with sqlite-vec for vectors.",
                                               "title": "Vector store", "category": "decisions",
                                               "keywords": ["sqlite"], "session_id": "s1"})
             assert a["source"] == "ai" and a["in_inbox"] and a["provenance"]["client"] == "claude-desktop"
-            brief = await _ok(c, "memory_store", {"content": "Temporary note", "expires_at": "2020-01-01T00:00:00Z",
+            brief = await _stored(c, {"content": "Temporary note", "expires_at": "2020-01-01T00:00:00Z",
                                                   "scope": "session", "actors": ["user"]})
             assert brief["expires_at"] == "2020-01-01T00:00:00Z" and brief["actors"] == ["user"]
-            assert (await _ok(c, "memory_delete", {"id": brief["id"]}))["deleted"]
+            assert (await _ok(c, "memory_delete", {"memory_id": brief["id"]}))["deleted"]
             batch = await _ok(c, "memory_batch_store", {"items": [
                 {"content": "Backend in Python with FastAPI.", "session_id": "s1", "keywords": ["python"]},
                 {"content": "Tests use real SQLite.", "session_id": "s1"}]})
@@ -74,16 +81,16 @@ def test_every_tool_over_an_in_process_session(worker):
             sem = await _ok(c, "memory_search", {"query": "python", "search_mode": "semantic", "category": "context"})
             assert [h["memory"]["id"] for h in sem["results"]] == [b] and sem["warnings"]  # no embedder: keyword
 
-            assert (await _ok(c, "memory_get", {"id": b}))["content"] == "Backend in Python with FastAPI."
-            upd = await _ok(c, "memory_update", {"id": b, "salience": 0.3, "keywords": ["python", "fastapi"]})
+            assert (await _ok(c, "memory_get", {"memory_id": b}))["content"] == "Backend in Python with FastAPI."
+            upd = await _ok(c, "memory_update", {"memory_id": b, "salience": 0.3, "keywords": ["python", "fastapi"]})
             assert upd["salience"] == 0.3 and upd["keywords"] == ["python", "fastapi"]
             bu = await _ok(c, "memory_batch_update", {"updates": [{"id": a["id"], "salience": 0.9},
                                                                   {"id": t, "title": "Testing"}]})
             assert bu["success_count"] == 2
 
-            score = await _ok(c, "memory_get_score", {"id": a["id"]})
+            score = await _ok(c, "memory_get_score", {"memory_id": a["id"]})
             assert 0.0 <= score["score"] <= 1.0
-            score = await _ok(c, "memory_set_score", {"id": a["id"], "score": 0.95})
+            score = await _ok(c, "memory_set_score", {"memory_id": a["id"], "score": 0.95})
             assert score["score"] == 0.95
 
             ctx = await _ok(c, "memory_session_context", {"session_id": "s1"})
@@ -92,8 +99,8 @@ def test_every_tool_over_an_in_process_session(worker):
             merged = await _ok(c, "memory_consolidate", {"ids": [b, t], "title": "Stack"})
             assert merged
 
-            assert (await _ok(c, "memory_delete", {"id": t}))["deleted"] is True
-            assert (await _ok(c, "memory_delete", {"id": t}))["deleted"] is False
+            assert (await _ok(c, "memory_delete", {"memory_id": t}))["deleted"] is True
+            assert (await _ok(c, "memory_delete", {"memory_id": t}))["deleted"] is False
 
     _run(session())
 
@@ -101,15 +108,15 @@ def test_every_tool_over_an_in_process_session(worker):
 def test_bad_input_comes_back_as_tool_errors(worker):
     async def session():
         async with Client(build_server(worker)) as c:
-            assert "NOT_FOUND" in await _error(c, "memory_get", {"id": "nope"})
+            assert "NOT_FOUND" in await _error(c, "memory_get", {"memory_id": "nope"})
             assert "content" in await _error(c, "memory_store", {"content": ""})
             assert "VALIDATION_ERROR" in await _error(c, "memory_store", {"content": "x", "category": "../up"})
             assert "search_mode" in await _error(c, "memory_search", {"query": "x", "search_mode": "fuzzy"})
-            assert "salience" in await _error(c, "memory_update", {"id": "x", "salience": 7})
+            assert "salience" in await _error(c, "memory_update", {"memory_id": "x", "salience": 7})
             assert "100" in await _error(c, "memory_batch_store", {"items": [{"content": "x"}] * 101})
             assert await _error(c, "memory_consolidate", {})
             # The server is still fine after all that.
-            assert (await _ok(c, "memory_store", {"content": "still works"}))["id"]
+            assert (await _stored(c, {"content": "still works"}))["id"]
 
     _run(session())
 
@@ -124,10 +131,10 @@ def test_stdio_server_subprocess(vault_dir):
     async def session():
         async with Client(params) as c:
             assert {t.name for t in (await c.list_tools()).tools} == TOOLS
-            stored = await _ok(c, "memory_store", {"content": "Stored over stdio", "keywords": ["stdio"]})
+            stored = await _stored(c, {"content": "Stored over stdio", "keywords": ["stdio"]})
             hits = await _ok(c, "memory_search", {"query": "stdio", "search_mode": "keyword"})
             assert hits["results"][0]["memory"]["id"] == stored["id"]
-            assert "NOT_FOUND" in await _error(c, "memory_get", {"id": "missing"})
+            assert "NOT_FOUND" in await _error(c, "memory_get", {"memory_id": "missing"})
 
     _run(session())
     with MemoryService.open(vault_dir, embedder="none") as svc:
@@ -166,10 +173,39 @@ def test_streamable_http_on_loopback_needs_the_token(vault_dir, tmp_path):
             http = create_mcp_http_client(headers={"Authorization": f"Bearer {token}"})
             async with http, Client(streamable_http_client(url, http_client=http)) as c:
                 assert {t.name for t in (await c.list_tools()).tools} == TOOLS
-                stored = await _ok(c, "memory_store", {"content": "Stored over streamable HTTP"})
-                assert (await _ok(c, "memory_get", {"id": stored["id"]}))["content"] == "Stored over streamable HTTP"
+                stored = await _stored(c, {"content": "Stored over streamable HTTP"})
+                assert (await _ok(c, "memory_get", {"memory_id": stored["id"]}))["content"] == "Stored over streamable HTTP"
 
         _run(session())
     finally:
         proc.terminate()
         proc.wait(timeout=30)
+
+
+def test_every_tool_error_starts_with_its_code_and_says_what_to_change(worker):
+    """#17 item 9: schema errors too; never the SDK's pydantic text."""
+    cases = [
+        ("memory_store", {"content": "x", "salience": 7}, "VALIDATION_ERROR", "salience must be at most 1"),
+        ("memory_store", {"content": 5}, "VALIDATION_ERROR", "content has the wrong type"),
+        ("memory_store", {}, "VALIDATION_ERROR", "content is required"),
+        ("memory_store", {"content": "x", "colour": "red"}, "VALIDATION_ERROR", "colour is not a field"),
+        ("memory_store", {"content": "a\ud800"}, "VALIDATION_ERROR", "INVALID_TEXT"),
+        ("memory_store", {"content": "x", "scope": "Not A Scope"}, "VALIDATION_ERROR", "INVALID_SCOPE"),
+        ("memory_search", {"query": "x", "search_mode": "fuzzy"}, "VALIDATION_ERROR", "'keyword', 'semantic'"),
+        ("memory_search", {"query": "x", "limit": "many"}, "VALIDATION_ERROR", "limit"),
+        ("memory_batch_store", {"items": [{"content": "x"}] * 101}, "VALIDATION_ERROR", "at most 100 items"),
+        ("memory_consolidate", {}, "VALIDATION_ERROR", "give ids"),
+        ("memory_get", {"memory_id": "nope"}, "NOT_FOUND", "No memory with id 'nope'"),
+        ("memory_get", {"id": "nope"}, "VALIDATION_ERROR", "memory_id is required"),
+        ("memory_nothing", {}, "NOT_FOUND", "memory_nothing"),
+    ]
+
+    async def session():
+        async with Client(build_server(worker)) as c:
+            for tool, args, code, says in cases:
+                text = await _error(c, tool, args)
+                assert text.startswith(f"{code}: "), (tool, args, text)
+                assert says in text, (tool, args, text)
+                assert "pydantic" not in text and "Error executing tool" not in text, text
+
+    _run(session())

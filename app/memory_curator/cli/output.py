@@ -2,29 +2,13 @@
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import os
 import sys
-from datetime import datetime
-from enum import Enum
 from typing import Any
 
+from memory_curator.core.contract.results import to_jsonable
 from memory_curator.core.model import MemoryItem, SearchResult
-
-
-def to_jsonable(value: Any) -> Any:
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return {f.name: to_jsonable(getattr(value, f.name)) for f in dataclasses.fields(value)}
-    if isinstance(value, datetime):
-        return value.isoformat().replace("+00:00", "Z")
-    if isinstance(value, Enum):
-        return value.value
-    if isinstance(value, dict):
-        return {str(k): to_jsonable(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple, set)):
-        return [to_jsonable(v) for v in value]
-    return value
 
 
 def emit_json(value: Any) -> None:

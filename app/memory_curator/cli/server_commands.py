@@ -10,8 +10,8 @@ from contextlib import contextmanager
 
 from memory_curator.cli import output
 from memory_curator.cli.registry import command, open_service
-from memory_curator.server.auth import default_token_path, load_or_create_token
-from memory_curator.server.worker import ServiceWorker
+from memory_curator.serving.auth import default_token_path, load_or_create_token
+from memory_curator.serving.worker import ServiceWorker
 
 # The MCP SDK, starlette and uvicorn take ~0.4 s to import: only the two server commands load them, so the
 # other commands (run often, by scripts) start fast.
@@ -97,6 +97,7 @@ def cmd_mcp(args, vault, config):
               f"send 'Authorization: Bearer <token>', the token is in {token_path}", file=sys.stderr)
     try:
         with _sigterm_as_exit():
-            serve_mcp(worker, http=args.http, host=args.host, port=args.port, client=args.client, token=token)
+            serve_mcp(worker, http=args.http, host=args.host, port=args.port, client=args.client, token=token,
+                      allowed_hosts=(args.host,))
     finally:
         worker.close()

@@ -16,9 +16,11 @@ class ValidationError(CuratorError):
 
     code = "VALIDATION_ERROR"
 
-    def __init__(self, message: str, *, field: str | None = None, code: str | None = None):
+    def __init__(self, message: str, *, field: str | None = None, code: str | None = None,
+                 details: list[dict[str, str]] | None = None):
         super().__init__(message)
         self.field = field
+        self.details = details  # one {field, code, message} per problem, when there are several
         if code is not None:  # a finer code (OUT_OF_RANGE, INVALID_DATETIME...) for API clients
             self.code = code
 

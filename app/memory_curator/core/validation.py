@@ -7,6 +7,7 @@ from datetime import datetime
 from typing import Any
 
 from memory_curator.core.config import MemoryConfig
+from memory_curator.core.contract.text import refuse_bad_text
 from memory_curator.core.errors import ValidationError
 from memory_curator.core.lifecycle import fields as item_fields
 from memory_curator.core.model import SOURCES, MemoryItem, utcnow
@@ -25,6 +26,8 @@ BATCH_MODES = ("rollback", "skip")
 def validated(config: MemoryConfig, content: str, category: str, title: str | None, keywords: Iterable[str] | None,
               session_id: str | None, source: str, salience: float) -> dict[str, Any]:
     """The core fields as MemoryItem keyword arguments."""
+    for name, value in (("content", content), ("title", title), ("keywords", keywords), ("session_id", session_id)):
+        refuse_bad_text(value, name)
     if not isinstance(content, str) or not content.strip():
         raise ValidationError("Content is empty: a memory needs some text.", field="content")
     if len(content.encode("utf-8")) > config.max_content_bytes:
@@ -60,6 +63,9 @@ def known_fields(fields: Mapping[str, Any], typed_base: Mapping[str, Any] | None
                  now: datetime | None = None) -> dict[str, Any]:
     """MemoryItem keyword arguments from a caller's optional fields, validated (lifecycle.fields); typed
     fields are merged into ``typed_base`` (an update changes only the typed fields it names)."""
+    for key, value in fields.items():
+        refuse_bad_text(key, "field name")
+        refuse_bad_text(value, str(key))
     item, typed = item_fields.split(fields, now)
     if typed:
         item["typed"] = item_fields.merged_typed(typed_base or {}, typed)

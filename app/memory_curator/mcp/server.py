@@ -3,22 +3,56 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Collection
 from contextlib import asynccontextmanager
+from typing import Any
 
 import uvicorn
 from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+from mcp.types import CallToolResult, TextContent
 
 from memory_curator import __version__
+from memory_curator.core.contract.errors import parse
+from memory_curator.core.contract.operations import by_mcp_tool
+from memory_curator.core.errors import ValidationError
 from memory_curator.mcp import tools
-from memory_curator.server.bearer import RequireBearer
-from memory_curator.server.worker import ServiceWorker
+from memory_curator.serving.bearer import RequireBearer
+from memory_curator.serving.guards import Guard
+from memory_curator.serving.worker import ServiceWorker
 
 INSTRUCTIONS = (
     "Long-term memory curated by the user. Search before answering questions about past decisions and context "
     "(memory_search); store durable facts, decisions and summaries (memory_store), one idea per memory, with a "
-    "short title and keywords. What you store waits in the user's review inbox until they approve it."
+    "short title and keywords. What you store waits in the user's review inbox until they approve it. Errors "
+    "start with their code (VALIDATION_ERROR, NOT_FOUND, FORBIDDEN...) and say what to change."
 )
+
+
+class ContractServer(MCPServer):
+    """Checks a tool's arguments against the contract before the SDK does, and answers every tool error with
+    its code first: the SDK's own text ("Error executing tool ...: 2 validation errors ...") never reaches the
+    client."""
+
+    async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:
+        try:
+            try:
+                op = by_mcp_tool(name)
+            except KeyError:
+                op = None
+            if op is not None:
+                parse(op.input, arguments)
+            return await super().call_tool(name, arguments, context)
+        except ValidationError as exc:
+            return _failed(tools.error_text(exc))
+        except ToolError as exc:
+            text = str(exc)
+            prefix = f"Error executing tool {name}: "
+            return _failed(text[len(prefix):] if text.startswith(prefix) else f"NOT_FOUND: {text}")
+
+
+def _failed(text: str) -> CallToolResult:
+    return CallToolResult(content=[TextContent(type="text", text=text)], is_error=True)
 
 
 def build_server(worker: ServiceWorker, client: str = "mcp") -> MCPServer:
@@ -30,14 +64,14 @@ def build_server(worker: ServiceWorker, client: str = "mcp") -> MCPServer:
         finally:
             poller.cancel()
 
-    server = MCPServer(name="memory-curator", version=__version__, instructions=INSTRUCTIONS, lifespan=lifespan,
-                       log_level="WARNING")
+    server = ContractServer(name="memory-curator", version=__version__, instructions=INSTRUCTIONS,
+                            lifespan=lifespan, log_level="WARNING")
     tools.register(server, worker, client)
     return server
 
 
 def serve(worker: ServiceWorker, *, http: bool = False, host: str = "127.0.0.1", port: int = 8765,
-          client: str = "mcp", token: str | None = None) -> None:
+          client: str = "mcp", token: str | None = None, allowed_hosts: Collection[str] = ()) -> None:
     """Serve until the client disconnects (stdio) or the process is stopped (HTTP, which needs ``token``)."""
     server = build_server(worker, client)
     if not http:
@@ -45,7 +79,7 @@ def serve(worker: ServiceWorker, *, http: bool = False, host: str = "127.0.0.1",
         return
     if not token:
         raise ValueError("MCP over HTTP needs a bearer token")
-    # The SDK's app keeps its DNS-rebinding protection on loopback; the token keeps out every other local
-    # program (and web page) that can reach the port, as for the HTTP API.
-    app = RequireBearer(server.streamable_http_app(host=host), token)
+    # The Host allow-list and the token keep out web pages and every other local program that can reach the port,
+    # as for the HTTP API; the body limit is counted while the body arrives.
+    app = Guard(RequireBearer(server.streamable_http_app(host=host), token), allowed_hosts=allowed_hosts)
     uvicorn.run(app, host=host, port=port, log_level="warning", access_log=False)

@@ -1,22 +1,20 @@
-"""The local HTTP API: a Starlette app over the engine thread.
+"""The local HTTP API: a Starlette app over the engine thread, one route per contract operation.
 
-Every route but the OpenAPI schema needs ``Authorization: Bearer <token>``. Errors are JSON:
-``{"status": "error", "error_code": "VALIDATION_ERROR", "message": "...", "details": [...]}`` with 400 for bad
-input, 401 without a valid token, 403 for a memory owned by another ``user_id``, 404 for an unknown id and 500
-for storage, embedding or internal failures.
+Every route but the OpenAPI schema needs ``Authorization: Bearer <token>``; every request needs a loopback
+``Host`` and a body of at most 1 MiB (serving/guards.py). Errors are JSON: ``{"status": "error", "error_code":
+"VALIDATION_ERROR", "message": "...", "details": [{"field", "code", "message"}]}`` with 400 for bad input, 401
+without a valid token, 403 for a memory owned by another ``user_id``, 404 for an unknown id, 413 for a body
+over the limit, 421 for another Host, 503 while another program holds the index, and 500 for storage,
+embedding or internal failures.
 """
 
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Collection
 from contextlib import asynccontextmanager
-from typing import Any
 
-from pydantic import BaseModel
-from pydantic import ValidationError as PydanticError
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
 from starlette.requests import Request
@@ -24,84 +22,52 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from memory_curator import __version__
-from memory_curator.core.errors import CuratorError, MemoryNotFoundError, ValidationError
-from memory_curator.core.service import MemoryService
-from memory_curator.server import openapi, operations
-from memory_curator.server.bearer import RequireBearer
-from memory_curator.server.operations import ApiError
-from memory_curator.server.responses import error_response
-from memory_curator.server.schemas import SearchRequest, StoreRequest, engine_fields, memory_dict
-from memory_curator.server.worker import ServiceWorker
+from memory_curator.core.contract.operations import OPERATIONS, Operation
+from memory_curator.core.errors import CuratorError, ValidationError
+from memory_curator.server import openapi
+from memory_curator.server.requests import operation_input
+from memory_curator.serving import calls
+from memory_curator.serving.bearer import RequireBearer
+from memory_curator.serving.guards import Guard
+from memory_curator.serving.responses import error_response
+from memory_curator.serving.worker import ServiceWorker
 
 log = logging.getLogger(__name__)
 PUBLIC_PATHS = {"/openapi.json"}
-MAX_BODY_BYTES = 1024 * 1024
-async def _body(request: Request, model: type[BaseModel]) -> Any:
-    raw = await request.body()
-    if len(raw) > MAX_BODY_BYTES:
-        raise ApiError("VALIDATION_ERROR", f"The request body is larger than {MAX_BODY_BYTES // 1024} KiB.")
-    try:
-        data = json.loads(raw or b"null")
-    except ValueError:
-        raise ApiError("VALIDATION_ERROR", "The request body is not valid JSON.") from None
-    try:
-        return model.model_validate(data)
-    except PydanticError as exc:
-        details = [{"field": ".".join(str(p) for p in e["loc"]), "message": e["msg"]} for e in exc.errors()]
-        raise ApiError("VALIDATION_ERROR", "The request is not valid: see details.", details) from None
+Handler = Callable[[Request], Awaitable[Response]]
 
 
-def build_app(worker: ServiceWorker, token: str, *, client: str = "http", poll: bool = True) -> Starlette:
-    def route(handler: Callable[[Request], Awaitable[Response]]) -> Callable[[Request], Awaitable[Response]]:
-        async def wrapped(request: Request) -> Response:
-            try:
-                return await handler(request)
-            except ApiError as exc:
-                return error_response(exc.code, str(exc), exc.details)
-            except ValidationError as exc:  # the engine's own checks: always a 400, the finer code in details
-                detail = {"field": exc.field, "code": exc.code, "message": str(exc)}
-                return error_response("VALIDATION_ERROR", str(exc), [detail])
-            except CuratorError as exc:
-                return error_response(getattr(exc, "code", "INTERNAL_ERROR"), str(exc))
-            except Exception:  # a bug of ours: logged with its traceback, the server keeps serving
-                log.exception("request failed: %s %s", request.method, request.url.path)
-                return error_response("INTERNAL_ERROR", "Internal error; the server log has the details.")
+def answers(handler: Handler) -> Handler:
+    """Every failure as the JSON error of its code; a bug of ours is logged and the server keeps serving."""
 
-        return wrapped
+    async def wrapped(request: Request) -> Response:
+        try:
+            return await handler(request)
+        except ValidationError as exc:  # the contract's and the engine's checks: 400, the finer codes in details
+            details = exc.details or [{"field": exc.field, "code": exc.code, "message": str(exc)}]
+            return error_response("VALIDATION_ERROR", str(exc), details)
+        except CuratorError as exc:
+            return error_response(getattr(exc, "code", "INTERNAL_ERROR"), str(exc))
+        except Exception:
+            log.exception("request failed: %s %s", request.method, request.url.path)
+            return error_response("INTERNAL_ERROR", "Internal error; the server log has the details.")
 
-    @route
-    async def health(request: Request) -> Response:
-        return JSONResponse(await worker.call(operations.health))
+    return wrapped
 
-    @route
-    async def store(request: Request) -> Response:
-        req: StoreRequest = await _body(request, StoreRequest)
-        item = await worker.call(lambda svc: svc.save(**engine_fields(req, client, req.user_id)))
-        return JSONResponse({"status": "success", "memory_id": item.id, "memory": memory_dict(item)}, status_code=201)
 
-    @route
-    async def get(request: Request) -> Response:
-        memory_id = request.path_params["memory_id"]
-        item = await worker.call(lambda svc: svc.get(memory_id))
-        if item is None:
-            raise MemoryNotFoundError(memory_id)
-        return JSONResponse(memory_dict(item))
+def build_app(worker: ServiceWorker, token: str, *, client: str = "http", poll: bool = True,
+              allowed_hosts: Collection[str] = ()) -> Starlette:
+    def route(op: Operation) -> Route:
+        assert op.http is not None
 
-    @route
-    async def delete(request: Request) -> Response:
-        memory_id = request.path_params["memory_id"]
-        user_id = request.query_params.get("user_id")
-        return JSONResponse(await worker.call(operations.delete, memory_id, user_id))
+        @answers
+        async def handler(request: Request) -> Response:
+            inp = await operation_input(op, request)
+            caller = calls.Caller(client, getattr(inp, "user_id", None))
+            result = await worker.call(calls.run, op.name, inp, caller)
+            return JSONResponse(result, status_code=op.http.status)
 
-    @route
-    async def search(request: Request) -> Response:
-        req: SearchRequest = await _body(request, SearchRequest)
-        return JSONResponse(await worker.call(operations.search, req))
-
-    @route
-    async def clear_expired(request: Request) -> Response:
-        n = await worker.call(MemoryService.clear_expired)
-        return JSONResponse({"status": "success", "cleared": n})
+        return Route(op.http.path, handler, methods=[op.http.method], name=op.name)
 
     async def schema(request: Request) -> Response:
         return JSONResponse(openapi.document(__version__))
@@ -115,13 +81,16 @@ def build_app(worker: ServiceWorker, token: str, *, client: str = "http", poll: 
             if poller is not None:
                 poller.cancel()
 
-    routes = [
-        Route("/health", health, methods=["GET"]),
-        Route("/openapi.json", schema, methods=["GET"]),
-        Route("/v1/memories", store, methods=["POST"]),
-        Route("/v1/memories/clear-expired", clear_expired, methods=["POST"]),
-        Route("/v1/memories/{memory_id}", get, methods=["GET"]),
-        Route("/v1/memories/{memory_id}", delete, methods=["DELETE"]),
-        Route("/v1/search", search, methods=["POST"]),
-    ]
-    return Starlette(routes=routes, middleware=[Middleware(RequireBearer, token=token, public_paths=PUBLIC_PATHS)], lifespan=lifespan)
+    # Fixed paths before templated ones: /v1/memories/batch is not a memory id.
+    ops = sorted((op for op in OPERATIONS if op.http), key=lambda op: "{" in op.http.path)  # type: ignore[union-attr]
+    routes = [Route("/openapi.json", schema, methods=["GET"]), *(route(op) for op in ops)]
+    middleware = [Middleware(Guard, allowed_hosts=allowed_hosts),
+                  Middleware(RequireBearer, token=token, public_paths=PUBLIC_PATHS)]
+    return Starlette(routes=routes, middleware=middleware, lifespan=lifespan,
+                     exception_handlers={404: _no_route, 405: _no_route})
+
+
+async def _no_route(request: Request, exc: Exception) -> Response:
+    known = sorted({f"{op.http.method} {op.http.path}" for op in OPERATIONS if op.http})
+    return error_response("NOT_FOUND", f"No route {request.method} {request.url.path}: see /openapi.json.",
+                          {"routes": known})

@@ -1,33 +1,70 @@
-"""The OpenAPI 3.1 description of the HTTP API, built from the same pydantic models that validate requests."""
+"""The OpenAPI 3.1 description of the HTTP API, built from the contract's operations and models."""
 
 from __future__ import annotations
 
+import re
 from functools import cache
 from typing import Any
 
-from memory_curator.server.schemas import SearchRequest, StoreRequest
+from pydantic import BaseModel
+
+from memory_curator.core.contract.errors import ERROR_CODES, HTTP_STATUS
+from memory_curator.core.contract.operations import OPERATIONS, Operation
+from memory_curator.server.requests import QUERY_METHODS
 
 _REF = "#/components/schemas/{model}"
-ERROR_CODES = ["VALIDATION_ERROR", "UNAUTHORIZED", "FORBIDDEN", "NOT_FOUND", "EMBEDDING_ERROR", "STORAGE_ERROR",
-               "INDEX_ERROR", "INDEX_BUSY", "INTERNAL_ERROR"]
+_STATUS_TEXT = {400: "Invalid request: error_code VALIDATION_ERROR, a finer code per field in details",
+                401: "Missing or wrong bearer token", 403: "The memory belongs to another user_id",
+                404: "No memory with this id", 413: "The body is larger than 1 MiB",
+                421: "The Host header is not a loopback name", 500: "Storage, embedding or internal error",
+                503: "Another program holds the index; try again"}
 
 
 def _json(ref: str) -> dict[str, Any]:
-    return {"content": {"application/json": {"schema": {"$ref": f"#/components/schemas/{ref}"}}}}
+    return {"content": {"application/json": {"schema": {"$ref": _REF.format(model=ref)}}}}
 
 
-def _errors(*statuses: int) -> dict[str, Any]:
-    text = {400: "Invalid request (VALIDATION_ERROR)", 401: "Missing or wrong bearer token",
-            403: "The memory belongs to another user_id", 404: "No memory with this id",
-            500: "Storage, embedding or internal error"}
-    return {str(s): {"description": text[s], **_json("Error")} for s in (401, *statuses, 500)}
+def path_fields(op: Operation) -> list[str]:
+    return re.findall(r"{(\w+)}", op.http.path) if op.http else []
 
 
-def _ok(description: str) -> dict[str, Any]:
-    return {"description": description, "content": {"application/json": {"schema": {"type": "object"}}}}
+def _schema(model: type[BaseModel], schemas: dict[str, Any], name: str | None = None) -> dict[str, Any]:
+    schema = model.model_json_schema(ref_template=_REF)
+    schemas.update(schema.pop("$defs", {}))
+    schemas[name or model.__name__] = schema
+    return schema
 
 
-MEMORY_ID = {"name": "memory_id", "in": "path", "required": True, "schema": {"type": "string"}}
+def _errors(op: Operation) -> dict[str, Any]:
+    statuses = sorted({HTTP_STATUS[c] for c in (*op.errors, "UNAUTHORIZED", "PAYLOAD_TOO_LARGE", "INVALID_HOST")})
+    return {str(s): {"description": _STATUS_TEXT[s], **_json("Error")} for s in statuses}
+
+
+def _operation(op: Operation, schemas: dict[str, Any]) -> dict[str, Any]:
+    assert op.http is not None
+    in_path = path_fields(op)
+    out: dict[str, Any] = {"operationId": op.name, "summary": op.summary,
+                           "responses": {str(op.http.status): {"description": op.result.__doc__ or op.name,
+                                                               **_json(op.result.__name__)}, **_errors(op)}}
+    _schema(op.result, schemas)
+    schema = op.input.model_json_schema(ref_template=_REF)
+    schemas.update(schema.pop("$defs", {}))
+    props = schema.get("properties", {})
+    required = set(schema.get("required", []))
+    params = [{"name": f, "in": "path", "required": True, "schema": props[f]} for f in in_path]
+    rest = {k: v for k, v in props.items() if k not in in_path}
+    if op.http.method in QUERY_METHODS:
+        params += [{"name": k, "in": "query", "required": k in required, "schema": v} for k, v in rest.items()]
+    elif rest:
+        body = {**schema, "properties": rest, "required": sorted(required - set(in_path))}
+        if not body["required"]:
+            body.pop("required")
+        name = f"{op.input.__name__}Request"
+        schemas[name] = body
+        out["requestBody"] = {"required": bool(required - set(in_path)), **_json(name)}
+    if params:
+        out["parameters"] = params
+    return out
 
 
 @cache
@@ -36,41 +73,20 @@ def document(version: str) -> dict[str, Any]:
         "Error": {
             "type": "object",
             "required": ["status", "error_code", "message"],
-            "properties": {"status": {"const": "error"}, "error_code": {"enum": ERROR_CODES},
+            "properties": {"status": {"const": "error"}, "error_code": {"enum": list(ERROR_CODES)},
                            "message": {"type": "string"}, "details": {"type": "array"}},
         },
     }
-    for model in (StoreRequest, SearchRequest):
-        schema = model.model_json_schema(ref_template=_REF)
-        schemas.update(schema.pop("$defs", {}))
-        schemas[model.__name__] = schema
+    paths: dict[str, Any] = {"/openapi.json": {"get": {"summary": "This document", "security": [],
+                                                       "responses": {"200": {"description": "OpenAPI document"}}}}}
+    for op in OPERATIONS:
+        if op.http is not None:
+            paths.setdefault(op.http.path, {})[op.http.method.lower()] = _operation(op, schemas)
     return {
         "openapi": "3.1.0",
         "info": {"title": "Memory Curator local API", "version": version,
                  "description": "Store, search, get and delete memories in a local vault. Loopback only."},
-        "components": {"schemas": schemas,
-                       "securitySchemes": {"bearer": {"type": "http", "scheme": "bearer"}}},
+        "components": {"schemas": schemas, "securitySchemes": {"bearer": {"type": "http", "scheme": "bearer"}}},
         "security": [{"bearer": []}],
-        "paths": {
-            "/health": {"get": {"summary": "Status, embedder reachability, index statistics",
-                                "responses": {"200": _ok("Health"), **_errors()}}},
-            "/v1/memories": {"post": {"summary": "Store a memory (lands in the review inbox)",
-                                      "requestBody": {"required": True, **_json("StoreRequest")},
-                                      "responses": {"201": _ok("Stored: memory_id and memory"), **_errors(400)}}},
-            "/v1/memories/{memory_id}": {
-                "get": {"summary": "Get a memory", "parameters": [MEMORY_ID],
-                        "responses": {"200": _ok("The memory"), **_errors(404)}},
-                "delete": {"summary": "Delete a memory (to the vault's trash); idempotent",
-                           "parameters": [MEMORY_ID, {"name": "user_id", "in": "query", "schema": {"type": "string"}}],
-                           "responses": {"200": _ok("deleted: true, or false when already deleted"),
-                                         **_errors(403, 404)}},
-            },
-            "/v1/search": {"post": {"summary": "Search (keyword, semantic or hybrid, with filters)",
-                                    "requestBody": {"required": True, **_json("SearchRequest")},
-                                    "responses": {"200": _ok("results and warnings"), **_errors(400)}}},
-            "/v1/memories/clear-expired": {"post": {"summary": "Move memories past their expires_at to the trash",
-                                                    "responses": {"200": _ok("cleared: how many"), **_errors()}}},
-            "/openapi.json": {"get": {"summary": "This document", "security": [],
-                                      "responses": {"200": _ok("OpenAPI document")}}},
-        },
+        "paths": paths,
     }

@@ -29,6 +29,9 @@ def slugify(title: str, fallback: str = "memory") -> str:
 
 def validate_category(category: str) -> str:
     """A category is a folder: lower-case letters, digits, '-' and '_' only."""
+    if category is not None and not isinstance(category, str):
+        raise ValidationError(f"Category must be text such as 'decisions' (got {type(category).__name__}).",
+                              field="category", code="WRONG_TYPE")
     value = (category or "").strip().lower()
     if value in _RESERVED:  # a folder Windows cannot create: the vault could not be checked out there
         raise ValidationError(
@@ -40,6 +43,6 @@ def validate_category(category: str) -> str:
         raise ValidationError(
             f"Category {category!r} is not allowed: use lower-case letters, digits, '-' or '_' "
             "(for example 'decisions', 'summaries', 'context').",
-            field="category",
+            field="category", code="INVALID_CATEGORY",
         )
     return value

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from PySide6.QtWidgets import QApplication, QHBoxLayout, QLineEdit, QPushButton, QWidget
 
-from memory_curator.server.auth import default_token_path, read_token
+from memory_curator.serving.auth import default_token_path, read_token
 
 
 class ApiTokenField(QWidget):

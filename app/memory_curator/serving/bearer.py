@@ -10,8 +10,8 @@ from collections.abc import Collection
 
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from memory_curator.server.auth import bearer_ok
-from memory_curator.server.responses import error_response
+from memory_curator.serving.auth import bearer_ok
+from memory_curator.serving.responses import error_response
 
 DENIED = ("Missing or wrong bearer token: send 'Authorization: Bearer <token>' (see `memory-curator serve "
           "--show-token`).")

@@ -6,7 +6,7 @@ from typing import Any
 
 from starlette.responses import JSONResponse
 
-_STATUS = {"VALIDATION_ERROR": 400, "NOT_FOUND": 404, "FORBIDDEN": 403, "UNAUTHORIZED": 401, "INDEX_BUSY": 503}
+from memory_curator.core.contract.errors import HTTP_STATUS
 
 
 def error_response(code: str, message: str, details: Any = None) -> JSONResponse:
@@ -14,4 +14,4 @@ def error_response(code: str, message: str, details: Any = None) -> JSONResponse
     if details is not None:
         body["details"] = details
     headers = {"WWW-Authenticate": "Bearer"} if code == "UNAUTHORIZED" else None
-    return JSONResponse(body, status_code=_STATUS.get(code, 500), headers=headers)
+    return JSONResponse(body, status_code=HTTP_STATUS.get(code, 500), headers=headers)

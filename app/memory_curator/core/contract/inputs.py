@@ -1,0 +1,194 @@
+"""Each operation's input, as one pydantic model: the names, types, defaults and limits every face uses.
+
+Models forbid unknown fields, so a misspelt field is an error (``UNKNOWN_FIELD``), never silently dropped. The
+engine checks the values again (it trusts no caller) with the same checks (core/validation.py), so the Python
+API and the CLI refuse what HTTP and MCP refuse, with the same codes.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Annotated, Any
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic_core import PydanticCustomError
+
+from memory_curator.core.contract.types import (
+    MAX_BATCH,
+    MAX_CONTENT_CHARS,
+    MAX_ID,
+    MAX_LIMIT,
+    MAX_QUERY,
+    MAX_TITLE,
+    BatchMode,
+    Category,
+    MemoryId,
+    MemoryType,
+    OrderBy,
+    Scope,
+    SearchMode,
+    SortKey,
+    Text,
+    Unit,
+    UserId,
+    Words,
+)
+
+Short = Annotated[Text, Field(max_length=500)]
+SessionId = Annotated[Text, Field(min_length=1, max_length=MAX_ID, description="The conversation or task it "
+                                  "belongs to.")]
+
+
+class Input(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class Owned(Input):
+    """Operations over HTTP and MCP carry the caller's user (``user_id``); the app and the CLI do not."""
+
+    user_id: UserId | None = None
+
+
+class MemoryFields(Input):
+    """What a client may set on a new memory."""
+
+    content: Annotated[Text, Field(min_length=1, max_length=MAX_CONTENT_CHARS,
+                                   description="The memory's text (markdown).")]
+    title: Annotated[Text | None, Field(max_length=MAX_TITLE, description="Defaults to the first heading or "
+                                        "line.")] = None
+    category: Category = "context"
+    keywords: Words = Field(default_factory=list, description="Tags.")
+    session_id: SessionId | None = None
+    salience: Annotated[Unit | None, Field(description="How important, 0..1.")] = None
+    scope: Scope | None = None
+    actors: Annotated[Words, Field(description="Who or what the memory is about.")] = Field(default_factory=list)
+    expires_at: Annotated[datetime | None, Field(description="After this time the memory is hidden from search "
+                                                 "and can be cleared (clear_expired).")] = None
+    summary: Annotated[Text | None, Field(max_length=MAX_CONTENT_CHARS, description="A short summary, searched "
+                                          "beside the text.")] = None
+    # Typed memories (seed 004); the engine checks them again and refuses bad values with a finer code.
+    event_timestamp: Annotated[datetime | None, Field(description="Episodic: when it happened.")] = None
+    location: Short | None = None
+    participants: Annotated[list[Short] | None, Field(max_length=100)] = None
+    event_type: Short | None = None
+    emotional_state: Short | None = None
+    valence: Annotated[float | None, Field(ge=-1.0, le=1.0)] = None
+    arousal: Unit | None = None
+    trigger_event: Short | None = None
+    skill_name: Annotated[Short | None, Field(description="Procedural: the skill.")] = None
+    proficiency_level: Short | None = None
+
+
+class Store(MemoryFields, Owned):
+    pass
+
+
+class StoreBatch(Owned):
+    items: Annotated[list[MemoryFields], Field(min_length=1, max_length=MAX_BATCH)]
+    mode: Annotated[BatchMode, Field(description="rollback: one invalid item stores nothing; skip: invalid items "
+                                     "are reported by index and the rest are stored.")] = "rollback"
+
+
+class Get(Owned):
+    memory_id: MemoryId
+
+
+class UpdateFields(Input):
+    content: Annotated[Text | None, Field(min_length=1, max_length=MAX_CONTENT_CHARS)] = None
+    title: Annotated[Text | None, Field(max_length=MAX_TITLE)] = None
+    category: Category | None = None
+    keywords: Words | None = None
+    session_id: SessionId | None = None
+    salience: Unit | None = None
+
+
+class Update(UpdateFields, Owned):
+    memory_id: MemoryId
+
+
+class UpdateItem(UpdateFields):
+    id: MemoryId
+
+
+class UpdateBatch(Owned):
+    updates: Annotated[list[UpdateItem], Field(min_length=1, max_length=MAX_BATCH)]
+    mode: Annotated[BatchMode, Field(description="rollback: any failure undoes all; skip: failures are reported "
+                                     "and the rest are updated.")] = "rollback"
+
+
+class Delete(Owned):
+    memory_id: MemoryId
+
+
+class SearchFilters(Input):
+    category: Category | None = None
+    session_id: SessionId | None = None
+    scope: Annotated[Scope | list[Scope] | None, Field(description="One scope or several (any of them).")] = None
+    actor: Annotated[Text | None, Field(max_length=MAX_TITLE, description="Memories about this person, agent or "
+                                        "entity.")] = None
+    memory_type: MemoryType | None = None
+
+
+class Search(SearchFilters, Owned):
+    query: Annotated[Text, Field(min_length=1, max_length=MAX_QUERY)]
+    search_mode: Annotated[SearchMode, Field(description="keyword (exact words), semantic (meaning) or hybrid "
+                                             "(both).")] = "hybrid"
+    limit: Annotated[int, Field(ge=1, le=MAX_LIMIT)] = 5
+    min_salience: Unit = 0.0
+    sort_by: SortKey = "relevance"
+    keyword_weight: Annotated[Unit | None, Field(description="Hybrid: the keyword side's share (default: the "
+                                                 "vault's setting).")] = None
+    importance_weight: Annotated[Unit, Field(description="Blend of relevance and importance: 0 ranks by relevance "
+                                             "alone, 1 by importance alone (seed 001).")] = 0.0
+    min_score: Annotated[Unit, Field(description="Leave out hits scoring below this (seed 002).")] = 0.0
+
+
+class ListMemories(SearchFilters, Owned):
+    limit: Annotated[int, Field(ge=1, le=MAX_LIMIT)] = 20
+    offset: Annotated[int, Field(ge=0, le=10_000_000)] = 0
+    order_by: OrderBy = "updated"
+
+
+class SessionContext(Owned):
+    session_id: SessionId
+
+
+class GetScore(Owned):
+    memory_id: MemoryId
+
+
+class SetScore(Owned):
+    memory_id: MemoryId
+    score: Annotated[Unit, Field(description="The importance to keep (0..1); it wins over the computed score.")]
+
+
+class Consolidate(Owned):
+    ids: Annotated[list[MemoryId] | None, Field(min_length=2, max_length=50, description="The memories to "
+                                                "consolidate (2 to 50).")] = None
+    query: Annotated[Text | None, Field(min_length=1, max_length=MAX_QUERY, description="Or: consolidate this "
+                                        "query's best hits.")] = None
+    preserve_originals: Annotated[bool, Field(description="Keep the originals (marked superseded); false moves "
+                                              "them to the trash.")] = True
+    title: Annotated[Text | None, Field(max_length=MAX_TITLE)] = None
+    category: Category | None = None
+
+    @model_validator(mode="after")
+    def _ids_or_query(self) -> Consolidate:
+        if not self.ids and not self.query:
+            raise PydanticCustomError("MISSING_FIELD", "give ids (2 to 50 memories) or a query whose best hits to "
+                                      "consolidate")
+        return self
+
+
+class ClearExpired(Owned):
+    pass
+
+
+class Health(Input):
+    pass
+
+
+def engine_values(model: BaseModel, *, drop: tuple[str, ...] = ("user_id",)) -> dict[str, Any]:
+    """The fields a caller gave (or that have a non-empty default), as engine keyword arguments."""
+    data = model.model_dump(exclude=set(drop), exclude_none=True)
+    return {k: v for k, v in data.items() if v != []}

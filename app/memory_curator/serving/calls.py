@@ -1,0 +1,180 @@
+"""Each contract operation's call on the engine thread, for the HTTP routes and the MCP tools alike.
+
+A call takes the service, the validated input (a core/contract/inputs.py model) and the Caller, and answers the
+operation's result as JSON-ready data (core/contract/results.py). A memory stored with a ``user_id`` belongs to
+that user: another caller's read or change of it is FORBIDDEN (403).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from pydantic import BaseModel
+
+from memory_curator import __version__
+from memory_curator.core.contract import inputs as i
+from memory_curator.core.contract.inputs import engine_values
+from memory_curator.core.contract.results import hit_dict, memory_dict, owner_of, to_jsonable
+from memory_curator.core.errors import CuratorError, MemoryNotFoundError
+from memory_curator.core.model import MemoryItem
+from memory_curator.core.service import MemoryService
+
+
+class Forbidden(CuratorError):
+    code = "FORBIDDEN"
+
+
+@dataclass(frozen=True)
+class Caller:
+    client: str  # recorded as the provenance of what it stores: "http", "mcp", "claude-desktop"...
+    user_id: str | None = None
+
+
+def provenance(caller: Caller, session_id: str | None) -> dict[str, Any]:
+    out = {"client": caller.client, "time": datetime.now().astimezone().isoformat(timespec="seconds")}
+    if session_id:
+        out["session"] = session_id
+    if caller.user_id:
+        out["user_id"] = caller.user_id
+    return out
+
+
+def new_memory(fields: BaseModel, caller: Caller) -> dict[str, Any]:
+    """``MemoryService.save`` arguments: a client's memory is source "ai", with provenance."""
+    values = engine_values(fields)
+    return {**values, "source": "ai", "provenance": provenance(caller, values.get("session_id"))}
+
+
+def owned(svc: MemoryService, memory_id: str, caller: Caller) -> MemoryItem:
+    """The memory, when the caller may see it (its owner, or no owner); else NOT_FOUND or FORBIDDEN."""
+    item = svc.get(memory_id, record_access=False)
+    if item is None:
+        raise MemoryNotFoundError(memory_id)
+    owner = owner_of(item)
+    if owner is not None and owner != caller.user_id:
+        raise Forbidden(f"Memory {memory_id!r} belongs to another user: pass its owner's user_id.")
+    return item
+
+
+def store(svc: MemoryService, inp: i.Store, caller: Caller) -> dict[str, Any]:
+    item = svc.save(**new_memory(inp, caller))
+    return {"status": "success", "memory_id": item.id, "memory": memory_dict(item)}
+
+
+def store_batch(svc: MemoryService, inp: i.StoreBatch, caller: Caller) -> dict[str, Any]:
+    return svc.save_batch([new_memory(it, caller) for it in inp.items], mode=inp.mode).as_dict()
+
+
+def get(svc: MemoryService, inp: i.Get, caller: Caller) -> dict[str, Any]:
+    owned(svc, inp.memory_id, caller)
+    item = svc.get(inp.memory_id)  # a recall, logged
+    if item is None:
+        raise MemoryNotFoundError(inp.memory_id)
+    return memory_dict(item)
+
+
+def update(svc: MemoryService, inp: i.Update, caller: Caller) -> dict[str, Any]:
+    with svc.write_lock.hold():  # the owner check and the change see the same memory
+        owned(svc, inp.memory_id, caller)
+        return memory_dict(svc.update(inp.memory_id, **engine_values(inp, drop=("user_id", "memory_id"))))
+
+
+def update_batch(svc: MemoryService, inp: i.UpdateBatch, caller: Caller) -> dict[str, Any]:
+    with svc.write_lock.hold():
+        for u in inp.updates:
+            owned(svc, u.id, caller)
+        return svc.update_batch([{"id": u.id, **engine_values(u, drop=("id",))} for u in inp.updates],
+                                mode=inp.mode).as_dict()
+
+
+def delete(svc: MemoryService, inp: i.Delete, caller: Caller) -> dict[str, Any]:
+    """Idempotent: deleting a memory that is already in the trash succeeds with ``deleted: false``."""
+    mid = inp.memory_id
+    with svc.write_lock.hold():
+        if svc.get(mid, record_access=False) is None and any(t.id == mid for t in svc.list_trash()):
+            return {"status": "success", "deleted": False, "memory_id": mid,
+                    "message": "Already deleted (it is in the vault's trash)."}
+        owned(svc, mid, caller)
+        svc.delete(mid)
+    return {"status": "success", "deleted": True, "memory_id": mid}
+
+
+def search(svc: MemoryService, inp: i.Search, caller: Caller) -> dict[str, Any]:
+    results = svc.search(inp.query, limit=inp.limit, mode=inp.search_mode, category=inp.category,
+                         session_id=inp.session_id, min_salience=inp.min_salience, sort_by=inp.sort_by,
+                         keyword_weight=inp.keyword_weight, scope=inp.scope, actor=inp.actor,
+                         memory_type=inp.memory_type, importance_weight=inp.importance_weight,
+                         min_score=inp.min_score)
+    return {"query": results.query, "mode_used": results.mode_used, "results": [hit_dict(r) for r in results],
+            "warnings": list(results.warnings)}
+
+
+def list_memories(svc: MemoryService, inp: i.ListMemories, caller: Caller) -> dict[str, Any]:
+    items = svc.list_memories(category=inp.category, session_id=inp.session_id, scope=inp.scope, actor=inp.actor,
+                              memory_type=inp.memory_type, limit=inp.limit, offset=inp.offset, order_by=inp.order_by)
+    return {"memories": [memory_dict(m) for m in items], "count": len(items), "offset": inp.offset}
+
+
+def session_context(svc: MemoryService, inp: i.SessionContext, caller: Caller) -> dict[str, Any]:
+    items = svc.get_session_context(inp.session_id)
+    return {"session_id": inp.session_id, "count": len(items), "tokens": svc.get_session_token_count(inp.session_id),
+            "memories": [memory_dict(it) for it in items]}
+
+
+def _score(score: Any) -> dict[str, Any]:
+    """An ImportanceScore, with ``score`` (the importance in use) first as seed 001 names it."""
+    return {"score": score.importance, **to_jsonable(score)}
+
+
+def get_score(svc: MemoryService, inp: i.GetScore, caller: Caller) -> dict[str, Any]:
+    owned(svc, inp.memory_id, caller)
+    return _score(svc.get_score(inp.memory_id))
+
+
+def set_score(svc: MemoryService, inp: i.SetScore, caller: Caller) -> dict[str, Any]:
+    with svc.write_lock.hold():
+        owned(svc, inp.memory_id, caller)
+        return _score(svc.set_score(inp.memory_id, inp.score))
+
+
+def consolidate(svc: MemoryService, inp: i.Consolidate, caller: Caller) -> dict[str, Any]:
+    with svc.write_lock.hold():
+        for mid in inp.ids or ():
+            owned(svc, mid, caller)
+        result = svc.consolidate(ids=inp.ids or None, query=inp.query, preserve_originals=inp.preserve_originals,
+                                 title=inp.title, category=inp.category)
+    return {"memory": memory_dict(result.memory), "source_ids": list(result.source_ids), "trashed": result.trashed}
+
+
+def clear_expired(svc: MemoryService, inp: i.ClearExpired, caller: Caller) -> dict[str, Any]:
+    return {"status": "success", "cleared": svc.clear_expired()}
+
+
+def health(svc: MemoryService, inp: i.Health, caller: Caller) -> dict[str, Any]:
+    stats = svc.stats()
+    emb = svc.embedder_status()
+    return {
+        "status": "ok",
+        "version": __version__,
+        "vault": str(svc.vault.root),
+        "embedder": {"provider": emb.provider, "model": emb.model, "reachable": emb.available, "detail": emb.detail},
+        "index": {"memories": stats.total_count, "embedded": stats.embedded_count,
+                  "unembedded": stats.unembedded_count, "by_category": stats.by_category,
+                  "inbox": svc.inbox.count(), "trash": stats.trash_count, "size_bytes": stats.index_size_bytes},
+    }
+
+
+CALLS: dict[str, Callable[[MemoryService, Any, Caller], dict[str, Any]]] = {
+    "store": store, "store_batch": store_batch, "get": get, "update": update, "update_batch": update_batch,
+    "delete": delete, "search": search, "list": list_memories, "session_context": session_context,
+    "get_score": get_score, "set_score": set_score, "consolidate": consolidate, "clear_expired": clear_expired,
+    "health": health,
+}
+
+
+def run(svc: MemoryService, name: str, inp: BaseModel, caller: Caller) -> dict[str, Any]:
+    """Operation ``name`` on the engine thread (ServiceWorker.call(run, name, inp, caller))."""
+    return CALLS[name](svc, inp, caller)
