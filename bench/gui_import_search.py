@@ -102,8 +102,10 @@ def main() -> int:
     idle.stop()
     idle_searches = [search_once(window, idle, QUERIES[i % len(QUERIES)]) for i in range(3)]
 
-    beat = Heartbeat()
+    beat = Heartbeat()  # reset for each phase
+    overall = Heartbeat()  # over the whole import and its searches
     beat.start()
+    overall.start()
     start = time.perf_counter()
     dialog = window.vault_actions.import_paths([work / "notes"])
     wait_until(lambda: dialog.progress.maximum() > 1, 60)
@@ -119,6 +121,7 @@ def main() -> int:
     import_s = time.perf_counter() - start
     import_only_stall = max(import_only_stall, beat.longest_ms)
     beat.stop()
+    overall.stop()
     report = dialog.report
     dialog.close()
     window.close()
@@ -133,8 +136,9 @@ def main() -> int:
                                                     f"{sum(1 for *_x, r in during if r)}"),
         ("  Enter to results, median / worst", _spread([t for t, _s, _r in during])),
         ("  main thread longest stall while searching", f"{max((s for _t, s, _r in during), default=0):.0f} ms"),
-        ("main thread longest stall, import + search (bar: 50 ms)",
-         f"{max([import_only_stall] + [s for _t, s, _r in during]):.0f} ms"),
+        ("main thread longest stall, import + search (bar: 50 ms)", f"{overall.longest_ms:.0f} ms"),
+        ("  of which the main thread was working (the rest it waited for the GIL or a core)",
+         f"{overall.longest_busy_ms:.0f} ms"),
     ]
     width = max(len(k) for k, _ in rows)
     print(f"\nThe window during a {args.files}-file import and {args.mode} searches (load {os.getloadavg()[0]:.1f})")

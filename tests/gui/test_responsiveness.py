@@ -38,4 +38,5 @@ def test_import_1000_files_and_search_while_the_ui_beats(harness, vault_dir, see
     assert beat.beats > 10
     with capsys.disabled():
         print(f"\nUI heartbeat during a {FILES}-file import and a search: longest stall {beat.longest_ms:.1f} ms "
+              f"(main thread working {beat.longest_busy_ms:.1f} ms of it) "
               f"over {beat.beats} beats (bar: 50 ms); search answered while importing: {answered[0]}")
