@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from memory_curator.core import embedding, health, indexing, model, search, stats
+from memory_curator.core import direct, embedding, health, indexing, model, search, stats
 from memory_curator.core.changes import ChangeMonitor, ChangeReport
 from memory_curator.core.config import MemoryConfig
 from memory_curator.core.embed.base import Embedder
@@ -131,6 +131,10 @@ class MemoryService:
         """Write a new memory file, index it, and embed it when the embedder is up."""
         return self.memories.create(content, category=category, title=title, keywords=keywords,
                                     session_id=session_id, source=source, salience=salience, **fields)
+
+    def store_direct(self, **values: Any) -> direct.DirectStored:
+        """Seed 004's direct store (core/direct.py): its fields mapped onto the vault format, a ``mem_`` id."""
+        return direct.store(self.memories, values)
 
     def save_checked(self, content: str, category: str = "context", title: str | None = None,
                      keywords: Iterable[str] | None = None, session_id: str | None = None, source: str = "user",
