@@ -65,13 +65,15 @@ def _lifecycle_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--actors", help="comma-separated people, agents or entities the memory is about")
     p.add_argument("--ttl", type=float, help="seconds until it expires (hidden from search, then clear-expired)")
     p.add_argument("--expires-at", help="when it expires, e.g. 2026-01-01T00:00:00Z")
+    p.add_argument("--summary", help="a short summary, searched beside the text")
     p.add_argument("--field", action="append", default=[], metavar="KEY=VALUE",
                    help="a typed field, e.g. event_timestamp=2025-06-15T09:00:00Z, valence=0.5, skill_name=ansible "
                         "(KEY= with no value removes it on update)")
 
 
 def _optional_fields(args: argparse.Namespace) -> dict:
-    given = {"scope": args.scope, "actors": _keywords(args.actors), "ttl": args.ttl, "expires_at": args.expires_at}
+    given = {"scope": args.scope, "actors": _keywords(args.actors), "ttl": args.ttl, "expires_at": args.expires_at,
+             "summary": args.summary}
     fields = {k: v for k, v in given.items() if v is not None}
     for pair in args.field:
         key, sep, value = pair.partition("=")
@@ -165,6 +167,9 @@ def _search_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--min-salience", type=float, default=0.0)
     p.add_argument("--sort", choices=SORT_KEYS, default="relevance")
     p.add_argument("--keyword-weight", type=float, default=None)
+    p.add_argument("--importance-weight", type=float, default=0.0,
+                   help="blend importance into the score: 0 relevance only (default) .. 1 importance only")
+    p.add_argument("--min-score", type=float, default=0.0, help="leave out hits scoring below this (0..1)")
     _filter_args(p)
 
 
@@ -180,7 +185,8 @@ def cmd_search(args, vault, config):
         results = svc.search(args.query, limit=args.limit, mode=args.mode, category=args.category,
                              session_id=args.session, min_salience=args.min_salience, sort_by=args.sort,
                              keyword_weight=args.keyword_weight, scope=_keywords(args.scope), actor=args.actor,
-                             memory_type=args.type)
+                             memory_type=args.type, importance_weight=args.importance_weight,
+                             min_score=args.min_score)
         if args.json:
             output.emit_json({"query": results.query, "results": list(results), "warnings": list(results.warnings)})
         else:

@@ -48,3 +48,23 @@ def register_all(sub: argparse._SubParsersAction) -> None:
 def open_service(args: argparse.Namespace, vault: Path, config: MemoryConfig) -> MemoryService:
     """The vault named on the command line, with the embedder chosen by ``--embedder``."""
     return MemoryService.open(vault, embedder=args.embedder, config=config)
+
+
+# The CLI's names for contract fields (core/contract/operations.py), per command, where the flag is not
+# ``--field-name``: short, older or positional names. tests/test_contract.py checks every operation's field has
+# its flag here or under its own name, so a field added to the contract fails the test until the CLI takes it.
+TYPED = "--field"  # typed fields (seed 004) come as --field KEY=VALUE
+CONTRACT_FLAGS: dict[str, dict[str, str]] = {
+    "add": {"content": "content", "session_id": "--session", **dict.fromkeys((
+        "event_timestamp", "location", "participants", "event_type", "emotional_state", "valence", "arousal",
+        "trigger_event", "skill_name", "proficiency_level"), TYPED)},
+    "get": {"memory_id": "id"},
+    "update": {"memory_id": "id", "session_id": "--session"},
+    "update-batch": {"updates": "file"},
+    "delete": {"memory_id": "id"},
+    "search": {"query": "query", "search_mode": "--mode", "session_id": "--session", "sort_by": "--sort",
+               "memory_type": "--type"},
+    "list": {"session_id": "--session", "order_by": "--order", "memory_type": "--type"},
+    "score": {"memory_id": "id", "score": "value"},
+    "consolidate": {"ids": "ids", "preserve_originals": "--trash-originals"},
+}

@@ -7,7 +7,6 @@ API and the CLI refuse what HTTP and MCP refuse, with the same codes.
 
 from __future__ import annotations
 
-from datetime import datetime
 from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
@@ -31,6 +30,7 @@ from memory_curator.core.contract.types import (
     Text,
     Unit,
     UserId,
+    When,
     Words,
 )
 
@@ -62,12 +62,12 @@ class MemoryFields(Input):
     salience: Annotated[Unit | None, Field(description="How important, 0..1.")] = None
     scope: Scope | None = None
     actors: Annotated[Words, Field(description="Who or what the memory is about.")] = Field(default_factory=list)
-    expires_at: Annotated[datetime | None, Field(description="After this time the memory is hidden from search "
+    expires_at: Annotated[When | None, Field(description="After this time the memory is hidden from search "
                                                  "and can be cleared (clear_expired).")] = None
     summary: Annotated[Text | None, Field(max_length=MAX_CONTENT_CHARS, description="A short summary, searched "
                                           "beside the text.")] = None
     # Typed memories (seed 004); the engine checks them again and refuses bad values with a finer code.
-    event_timestamp: Annotated[datetime | None, Field(description="Episodic: when it happened.")] = None
+    event_timestamp: Annotated[When | None, Field(description="Episodic: when it happened.")] = None
     location: Short | None = None
     participants: Annotated[list[Short] | None, Field(max_length=100)] = None
     event_type: Short | None = None

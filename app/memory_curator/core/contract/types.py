@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from datetime import datetime, timezone
 from typing import Annotated, Literal
 
 from pydantic import AfterValidator, Field
@@ -40,7 +41,17 @@ def _named(code: str, pattern: str, what: str):
     return AfterValidator(check)
 
 
+def _when(value: datetime) -> datetime:
+    dt = value if value.tzinfo else value.replace(tzinfo=timezone.utc)
+    try:  # 0001-01-01T00:00:00+14:00 is a valid date whose UTC time is not
+        dt.astimezone(timezone.utc)
+    except OverflowError:
+        raise PydanticCustomError("INVALID_DATETIME", "is out of range: its UTC time is before the year 1") from None
+    return dt
+
+
 Text = Annotated[str, AfterValidator(_text)]
+When = Annotated[datetime, AfterValidator(_when)]
 MemoryId = Annotated[Text, Field(min_length=1, max_length=MAX_ID, description="A memory's id.")]
 Category = Annotated[Text, _named("INVALID_CATEGORY", CATEGORY_PATTERN, "a folder name of lower-case letters, "
                                  "digits, '-' or '_', such as decisions, summaries or context"),
@@ -59,4 +70,4 @@ SearchMode = Literal["keyword", "semantic", "hybrid"]
 SortKey = Literal["relevance", "importance", "recency"]
 BatchMode = Literal["rollback", "skip"]
 MemoryType = Literal["episodic", "emotional", "procedural"]
-OrderBy = Literal["updated", "created", "title", "salience", "importance"]
+OrderBy = Literal["updated", "created", "title", "salience", "session", "category", "access_count"]
