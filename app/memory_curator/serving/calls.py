@@ -15,6 +15,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from memory_curator import __version__
+from memory_curator.core import status
 from memory_curator.core.contract import inputs as i
 from memory_curator.core.contract.inputs import engine_values
 from memory_curator.core.contract.results import hit_dict, memory_dict, owner_of, to_jsonable
@@ -60,12 +61,18 @@ def owned(svc: MemoryService, memory_id: str, caller: Caller) -> MemoryItem:
 
 
 def store(svc: MemoryService, inp: i.Store, caller: Caller) -> dict[str, Any]:
-    item = svc.save(**new_memory(inp, caller))
-    return {"status": "success", "memory_id": item.id, "memory": memory_dict(item)}
+    return stored(svc.save(**new_memory(inp, caller)))
+
+
+def stored(item: MemoryItem) -> dict[str, Any]:
+    return {"status": "success", "memory_id": item.id, "memory": memory_dict(item), "used_summary": item.used_summary,
+            "chunk_count": item.chunk_count}
 
 
 def store_batch(svc: MemoryService, inp: i.StoreBatch, caller: Caller) -> dict[str, Any]:
-    return svc.save_batch([new_memory(it, caller) for it in inp.items], mode=inp.mode).as_dict()
+    if not inp.items:  # skip mode, and every item was refused by the contract
+        return inp.merged({"success_count": 0, "error_count": 0, "created_ids": [], "errors": []})
+    return inp.merged(svc.save_batch([new_memory(it, caller) for it in inp.items], mode=inp.mode).as_dict())
 
 
 def get(svc: MemoryService, inp: i.Get, caller: Caller) -> dict[str, Any]:
@@ -154,16 +161,17 @@ def clear_expired(svc: MemoryService, inp: i.ClearExpired, caller: Caller) -> di
 
 
 def health(svc: MemoryService, inp: i.Health, caller: Caller) -> dict[str, Any]:
+    """Seed 002's health: the service's status, each component's (core/status.py) and the index's statistics."""
     stats = svc.stats()
     emb = svc.embedder_status()
+    parts = status.components(svc.vault, svc.store, emb, svc.config)
     return {
-        "status": "ok",
+        "status": status.overall(parts),
         "version": __version__,
         "vault": str(svc.vault.root),
+        "components": parts,
         "embedder": {"provider": emb.provider, "model": emb.model, "reachable": emb.available, "detail": emb.detail},
-        "index": {"memories": stats.total_count, "embedded": stats.embedded_count,
-                  "unembedded": stats.unembedded_count, "by_category": stats.by_category,
-                  "inbox": svc.inbox.count(), "trash": stats.trash_count, "size_bytes": stats.index_size_bytes},
+        "index": {**status.index_statistics(stats, svc.store), "inbox": svc.inbox.count()},
     }
 
 

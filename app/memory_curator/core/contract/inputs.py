@@ -9,9 +9,11 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, model_validator
+from pydantic import ValidationError as PydanticError
 from pydantic_core import PydanticCustomError
 
+from memory_curator.core.contract.errors import invalid
 from memory_curator.core.contract.types import (
     MAX_BATCH,
     MAX_CONTENT_CHARS,
@@ -66,6 +68,9 @@ class MemoryFields(Input):
                                                  "and can be cleared (clear_expired).")] = None
     summary: Annotated[Text | None, Field(max_length=MAX_CONTENT_CHARS, description="A short summary, searched "
                                           "beside the text.")] = None
+    raw_ttl: Annotated[int | None, Field(ge=1, le=10**10, description="Seconds the raw text is kept; the summary "
+                                         "stays searchable after (raw: null). Without a summary the memory "
+                                         "expires whole (seed 003).")] = None
     # Typed memories (seed 004); the engine checks them again and refuses bad values with a finer code.
     event_timestamp: Annotated[When | None, Field(description="Episodic: when it happened.")] = None
     location: Short | None = None
@@ -87,6 +92,37 @@ class StoreBatch(Owned):
     items: Annotated[list[MemoryFields], Field(min_length=1, max_length=MAX_BATCH)]
     mode: Annotated[BatchMode, Field(description="rollback: one invalid item stores nothing; skip: invalid items "
                                      "are reported by index and the rest are stored.")] = "rollback"
+    # skip mode (seed 001): items that do not fit MemoryFields, reported by their index instead of refusing the
+    # call; ``positions`` are the kept items' indexes in the request.
+    _rejected: list[dict[str, Any]] = PrivateAttr(default_factory=list)
+    _positions: list[int] = PrivateAttr(default_factory=list)
+
+    @model_validator(mode="wrap")
+    @classmethod
+    def _skip_bad_items(cls, data: Any, handler: Any) -> StoreBatch:
+        items = data.get("items") if isinstance(data, dict) else None
+        if not (isinstance(items, list) and data.get("mode") == "skip" and 0 < len(items) <= MAX_BATCH):
+            return handler(data)
+        kept, positions, rejected = [], [], []
+        for n, raw in enumerate(items):
+            try:
+                kept.append(MemoryFields.model_validate(raw))
+                positions.append(n)
+            except PydanticError as exc:
+                bad = invalid(exc, MemoryFields, ("items", n))
+                rejected.append({"index": n, "id": None, "error": str(bad), "code": bad.code})
+        model = handler({**data, "items": kept or [MemoryFields(content="-")]})
+        model.items = kept
+        model._positions, model._rejected = positions, rejected
+        return model
+
+    def merged(self, result: dict[str, Any]) -> dict[str, Any]:
+        """The engine's batch result with the items refused here, every error by its index in the request."""
+        positions = self._positions or list(range(len(self.items)))
+        errors = [{**e, "index": positions[e["index"]]} if isinstance(e.get("index"), int) else e
+                  for e in result["errors"]]
+        errors = sorted(errors + self._rejected, key=lambda e: e.get("index", -1))
+        return {**result, "error_count": len(errors), "errors": errors}
 
 
 class Get(Owned):

@@ -9,6 +9,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
+from memory_curator.core.direct import seed_fields
 from memory_curator.core.inbox import Provenance, is_pending
 from memory_curator.core.model import MemoryItem, SearchResult
 
@@ -34,12 +35,17 @@ class Memory(Result):
     access_count: int
     embedded: bool
     in_inbox: bool
+    raw: str | None
+    used_summary: bool
+    chunk_count: int
 
 
 class Stored(Result):
     status: str
     memory_id: str
     memory: Memory
+    used_summary: bool  # seed 003: the summary, not the full text, is what was embedded
+    chunk_count: int  # the vectors stored for it (0 while the embedder is down: filled in later)
 
 
 class Deleted(Result):
@@ -102,8 +108,9 @@ class Cleared(Result):
 
 
 class Health(Result):
-    status: str
+    status: str  # ok | degraded (a component works in a fallback: the embedder down, files the index skips)
     version: str
+    components: dict[str, Any]  # each with its status: ok | degraded | off
     embedder: dict[str, Any]
     index: dict[str, Any]
 
@@ -137,8 +144,11 @@ def memory_dict(item: MemoryItem) -> dict[str, Any]:
     }
     optional = {"scope": item.scope, "actors": list(item.actors) or None, "expires_at": _when(item.expires_at),
                 "pinned": item.pinned or None, "superseded_by": item.superseded_by, "summary": item.summary,
-                "user_id": owner_of(item)}
+                "user_id": owner_of(item), "raw_expires_at": _when(item.raw_expires_at)}
     out.update({k: v for k, v in optional.items() if v is not None})
+    # Seed 003: the raw text (null once its own time to live passed), and what was embedded.
+    out.update(raw=item.raw, used_summary=item.used_summary, chunk_count=item.chunk_count)
+    out.update(seed_fields(item))  # seed 004's layer, type, confidence, metadata, when the memory has them
     for key, value in item.typed.items():
         out[key] = _when(value) if isinstance(value, datetime) else value
     if item.memory_types:
