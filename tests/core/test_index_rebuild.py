@@ -80,7 +80,8 @@ def test_external_edits_are_picked_up(vault_dir, config):
 def test_duplicate_ids_are_reported(vault_dir, config):
     with MemoryService.open(vault_dir, embedder="none", config=config) as svc:
         (m,) = _fill(svc, 1)
-    Path(m.file_path).with_name("copy.md").write_text(Path(m.file_path).read_text())
+    # A copy that differs (an identical one needs no person: core/conflicts merges it away, to the trash).
+    Path(m.file_path).with_name("copy.md").write_text(Path(m.file_path).read_text() + "\nEdited elsewhere.\n")
     with MemoryService.open(vault_dir, embedder="none", config=config) as svc:
         assert svc.count() == 1
         assert any("same id" in p.reason for p in svc.problems())

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
 
-from memory_curator.core.errors import VaultFileError
+from memory_curator.core.errors import ConflictedFile, VaultFileError
 from memory_curator.core.index.store import MemoryRow, memory_row
 from memory_curator.core.vault.store import FileStat, Vault
 
@@ -35,7 +35,7 @@ CHUNK = 1000  # files per hand-over: the writer waits for one chunk at the start
 class FileRow:
     rel: str
     row: MemoryRow | None  # None when the file could not be used
-    problem: str | None = None
+    problem: str | None = None  # with a row: a file in conflict, the row being this machine's side
 
 
 def read_rows(root: str, stats: Sequence[FileStat]) -> list[FileRow]:
@@ -45,6 +45,9 @@ def read_rows(root: str, stats: Sequence[FileStat]) -> list[FileRow]:
     for st in stats:
         try:
             item = vault.read(st.rel)
+        except ConflictedFile as exc:
+            row = None if exc.item is None else memory_row(exc.item, st.rel, st.mtime_ns, st.size)
+            out.append(FileRow(st.rel, row, exc.reason))
         except VaultFileError as exc:
             out.append(FileRow(st.rel, None, exc.reason))
         else:

@@ -48,6 +48,16 @@ class VaultFileError(StorageError):
         self.reason = reason
 
 
+class ConflictedFile(VaultFileError):
+    """A vault file in a sync conflict (git's markers: two versions in one file). ``item`` is this machine's
+    side read as a memory (None when that side is broken too): it stays listed and searchable while the file
+    waits to be resolved; nothing writes over the file until then."""
+
+    def __init__(self, path, reason: str, item=None):
+        super().__init__(path, reason)
+        self.item = item
+
+
 class IndexError_(CuratorError):
     """The SQLite index failed. It is derived state: rebuilding it from the vault is always safe."""
 

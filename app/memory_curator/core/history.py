@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
+from memory_curator.core.conflicts import markers
 from memory_curator.core.errors import StorageError, ValidationError
 from memory_curator.core.vault.codec import split_frontmatter
 from memory_curator.core.vault.store import INDEX_NAME, TRASH_DIR
@@ -36,6 +37,7 @@ class GitHistory:
     def __init__(self, root: Path):
         self.root = Path(root)
         self._git = shutil.which("git")
+        self.notes: list[str] = []  # said in the next commit's message (e.g. how a sync conflict was merged)
 
     @property
     def enabled(self) -> bool:
@@ -73,7 +75,7 @@ class GitHistory:
     def commit_pending(self) -> str | None:
         """Commit every change in the vault since the last commit. Returns the commit id, None if nothing
         changed. Callers hold the vault's write lock, so two processes never commit at once."""
-        if not self.enabled:
+        if not self.enabled or self._still_conflicted():
             return None
         self._ensure_ignored()
         self._run("add", "-A", "--", ".")
@@ -82,8 +84,31 @@ class GitHistory:
         if not changes:
             return None
         message = self._message(changes)
-        self._run("commit", "-q", "--no-verify", "-m", message)
+        if self.notes:
+            message += "\n\n" + "\n".join(self.notes)
+        self._run("commit", "-q", "--no-verify", "-m", message)  # during a merge: the merge commit
+        self.notes = []
         return self._run("rev-parse", "HEAD").strip()
+
+    def _still_conflicted(self) -> bool:
+        """A merge (``git pull``) left files with conflict markers: committing now would stage them, markers
+        and all, and end the merge. Wait until every one is resolved (then the commit concludes the merge)."""
+        out = self._run("ls-files", "-u", "-z", check=False)
+        paths = {entry.split("\t", 1)[1] for entry in out.split("\0") if "\t" in entry}
+        for rel in paths:
+            try:
+                text = (self.root / rel).read_text(encoding="utf-8", errors="replace")
+            except OSError:
+                continue  # deleted: resolved by removal
+            if markers.has_markers(text):
+                return True
+        return False
+
+    def merge_base_text(self, rel: str) -> str | None:
+        """The common ancestor of a file git is merging (its index stage 1); None outside a merge."""
+        if not self.enabled:
+            return None
+        return self._run("show", f":1:{rel}", check=False) or None
 
     def _message(self, changes: list[tuple[str, str, str]]) -> str:
         words = []

@@ -11,8 +11,9 @@ from dataclasses import dataclass, field
 
 from memory_curator.core import bulk_read
 from memory_curator.core.config import MemoryConfig
+from memory_curator.core.conflicts.names import copy_name
 from memory_curator.core.embed.base import Embedder
-from memory_curator.core.errors import DimensionMismatch, VaultFileError
+from memory_curator.core.errors import ConflictedFile, DimensionMismatch, VaultFileError
 from memory_curator.core.index.store import ROW_CATEGORY, ROW_UPDATED_AT, IndexStore, MemoryRow
 from memory_curator.core.model import MemoryItem
 from memory_curator.core.progress import Tracker
@@ -129,8 +130,14 @@ def index_file(store: IndexStore, vault: Vault, rel: str, seen_ids: dict[str, st
     if st is None:
         store.delete_path(rel)
         return None
+    conflict = None
     try:
         item = vault.read(rel)
+    except ConflictedFile as exc:
+        store.set_problem(rel, exc.reason)
+        if exc.item is None:
+            return None  # neither side reads as a memory: the version indexed before stays listed
+        item, conflict = exc.item, exc.reason
     except VaultFileError as exc:
         store.delete_path(rel)
         store.set_problem(rel, exc.reason)
@@ -142,7 +149,7 @@ def index_file(store: IndexStore, vault: Vault, rel: str, seen_ids: dict[str, st
         store.delete_path(rel)
         store.set_problem(rel, problem)
         return None
-    if known_problems is None or rel in known_problems:
+    if conflict is None and (known_problems is None or rel in known_problems):
         store.clear_problem(rel)
     old = store.embedded_fields(item.id)
     pk = store.upsert(item, rel, st.mtime_ns, st.size)
@@ -157,13 +164,17 @@ DUPLICATE_ID = "has the same id as "
 @dataclass(frozen=True)
 class Claim:
     """What decides which of several files with one id is the memory (the others are reported): the one
-    updated last; then the one in its category's folder (after a move interrupted between its two steps,
+    not named as a sync tool names its conflict copies (core/conflicts/names.py); then the one updated last; then the one in its category's folder (after a move interrupted between its two steps,
     the copy that arrived); then the first path in sort order. Only the files decide: the same files
     give the same winner in every process, in any order of reading."""
 
     rel: str
     updated_at: str  # ISO text, zero-padded: sorts as it compares
     in_own_folder: bool
+
+    @property
+    def is_copy(self) -> bool:
+        return copy_name(self.rel) is not None
 
     @classmethod
     def of(cls, item: MemoryItem, rel: str) -> Claim:
@@ -175,6 +186,8 @@ class Claim:
         return cls(rel, updated_at or "", rel.split("/")[0] == category)
 
     def beats(self, other: Claim) -> bool:
+        if self.is_copy != other.is_copy:
+            return other.is_copy
         if self.updated_at != other.updated_at:
             return self.updated_at > other.updated_at
         if self.in_own_folder != other.in_own_folder:
@@ -309,6 +322,8 @@ def _insert_all(store: IndexStore, vault: Vault, stats: Sequence[FileStat], seen
                     else:
                         store.write_row(f.row, fresh=True)  # type: ignore[arg-type]
                         report.added += 1
+                        if f.problem:  # in conflict: listed under this machine's side, reported until resolved
+                            store.set_problem(f.rel, f.problem)
             if tracker is not None:
                 tracker.step(len(part), "reading files")
 

@@ -16,6 +16,7 @@ from typing import Any
 from memory_curator.core import direct, embedding, health, indexing, model, search, stats
 from memory_curator.core.changes import ChangeMonitor, ChangeReport
 from memory_curator.core.config import MemoryConfig
+from memory_curator.core.conflicts.unit import Conflicts
 from memory_curator.core.embed.base import Embedder
 from memory_curator.core.embedding import Embedding
 from memory_curator.core.errors import StorageError
@@ -57,6 +58,7 @@ class MemoryService:
         self.versions = Versions(self.memories)  # a memory's versions in the vault's git history
         self.graph = graph.EntityGraph.of_vault(store, vault.root, self.memories, settings)  # and its .labels
         self.sources = sources.Sources(self.memories)  # other assistants' memories in, Claude Code's out
+        self.conflicts = Conflicts(self.memories)  # sync conflicts: listed, merged when no person is needed, resolved
         self.last_sync: indexing.SyncReport | None = None
         self._changes = ChangeMonitor(store, vault, self._sync_changed, watch=config.watch_files)  # from now on
 
@@ -77,6 +79,7 @@ class MemoryService:
         svc = cls(vault, store, chosen, config, settings)
         if rebuilt or sync:
             svc.last_sync = svc.memories.sync_all(fresh=rebuilt)
+            svc.conflicts.settle()
         return svc
 
     def close(self) -> None:
@@ -348,6 +351,7 @@ class MemoryService:
     def sync(self, *, progress: ProgressFn | None = None, cancel: CancelToken | None = None) -> indexing.SyncReport:
         """Pick up files added, changed or removed by other programs."""
         self.last_sync = indexing.sync(self.store, self.vault, Tracker(0, progress, cancel))
+        self.conflicts.settle()  # what two machines changed in different fields needs no person
         return self.last_sync
 
     def rebuild_index(self, *, embed: bool = True, progress: ProgressFn | None = None,

@@ -10,7 +10,8 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 
-from memory_curator.core.errors import StorageError, VaultFileError
+from memory_curator.core.conflicts import markers
+from memory_curator.core.errors import ConflictedFile, StorageError, VaultFileError
 from memory_curator.core.model import MemoryItem
 from memory_curator.core.vault.codec import FrontmatterError, adopted_id, decode_memory, encode_memory
 from memory_curator.core.vault.files import (
@@ -28,6 +29,8 @@ TRASH_DIR = ".trash"
 STATE_DIR = ".memory-curator"
 INDEX_NAME = "index.db"
 MAX_FILE_BYTES = 10 * 1024 * 1024
+CONFLICT_REASON = ("is in a sync conflict: git left two versions in it (<<<<<<< … >>>>>>> lines). Resolve it in "
+                   "Conflicts (or `memory-curator conflicts`)")
 # Opening never follows a link (read through it) and never waits on a pipe.
 _OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
 _GITIGNORE = "# Derived state: rebuilt from the markdown files.\nindex.db\nindex.db-*\n.memory-curator/*.lock\n"
@@ -186,8 +189,27 @@ class Vault:
         except UnicodeDecodeError:
             raise VaultFileError(rel, "is not UTF-8 text") from None
         mtime = datetime.fromtimestamp(st.st_mtime, tz=timezone.utc).replace(microsecond=0)
+        sides = markers.split(text)
+        if sides is not None:  # this machine's side stands for the memory until the conflict is resolved
+            try:
+                ours = self.decode(rel, sides.ours, mtime)
+            except VaultFileError:
+                ours = None
+            raise ConflictedFile(rel, CONFLICT_REASON, ours)
+        return self.decode(rel, text, mtime)
+
+    def read_text(self, rel: str) -> str:
+        """The file's text as it is (a conflict's markers and all), with ``read``'s checks and errors."""
+        raw, _ = self._read_bytes(rel)
         try:
-            item = decode_memory(
+            return raw.decode("utf-8")
+        except UnicodeDecodeError:
+            raise VaultFileError(rel, "is not UTF-8 text") from None
+
+    def decode(self, rel: str, text: str, mtime: datetime | None = None) -> MemoryItem:
+        """``text`` read as the memory file ``rel`` (defaults from its path); VaultFileError when it is not one."""
+        try:
+            return decode_memory(
                 text,
                 default_category=self.folder_category(rel),
                 default_id=adopted_id(rel),
@@ -196,7 +218,6 @@ class Vault:
             )
         except FrontmatterError as exc:
             raise VaultFileError(rel, str(exc)) from None
-        return item
 
     def _read_bytes(self, rel: str) -> tuple[bytes, os.stat_result]:
         """The file's bytes, if it is a regular file really in the vault, and no larger than the limit."""
