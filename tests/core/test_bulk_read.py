@@ -24,7 +24,8 @@ def filled(vault_dir, config):
     (vault_dir / "context").mkdir(exist_ok=True)
     (vault_dir / "context" / "broken.md").write_text("---\nid: [oops\n---\nbody\n")
     (vault_dir / "context" / "binary.md").write_bytes(b"\x00\x01 binary")
-    Path(saved[0].file_path).with_name("copy.md").write_text(Path(saved[0].file_path).read_text())
+    # A copy that differs: an identical one needs no person, and opening the vault merges it away (core/conflicts).
+    Path(saved[0].file_path).with_name("copy.md").write_text(Path(saved[0].file_path).read_text() + "edited\n")
     return vault_dir, saved
 
 

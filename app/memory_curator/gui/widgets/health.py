@@ -91,4 +91,6 @@ class HealthPane(QWidget):
         else:
             self.summary.setText(
                 f"{len(report.unreadable)} unreadable file(s), {report.unembedded_count} memory(ies) without "
-                f"embeddings, {len(report.missing_files)} index row(s) without a file.")
+                f"embeddings, {len(report.missing_files)} index row(s) without a file."
+                + (f" {len(report.conflicts)} sync conflict(s): View › Sync conflicts… shows both versions."
+                   if report.conflicts else ""))

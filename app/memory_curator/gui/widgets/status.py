@@ -1,5 +1,5 @@
-"""The status bar: which embedder is active, how many memories are not embedded yet, "Embed now", and
-the progress of a long operation with its cancel button."""
+"""The status bar: which embedder is active, how many memories are not embedded yet, "Embed now", sync
+conflicts waiting for a choice, and the progress of a long operation with its cancel button."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ from memory_curator.core.model import EmbedderStatus
 class EngineStatusBar(QStatusBar):
     embed_requested = Signal()
     cancel_requested = Signal()
+    conflicts_requested = Signal()
 
     def __init__(self, parent=None):
         super().__init__(parent)
@@ -24,6 +25,10 @@ class EngineStatusBar(QStatusBar):
         self.progress.setVisible(False)
         self.cancel_button = QPushButton("Cancel")
         self.cancel_button.setVisible(False)
+        self.conflicts_button = QPushButton(objectName="conflictsButton", visible=False, flat=True)
+        self.conflicts_button.setToolTip("Memories that two machines changed at once: click to choose what to keep")
+        self.conflicts_button.clicked.connect(self.conflicts_requested)
+        self.addPermanentWidget(self.conflicts_button)
         for label in (self.embedder, self.pending):
             label.setContentsMargins(8, 0, 8, 0)
         self.addPermanentWidget(self.progress)
@@ -40,6 +45,10 @@ class EngineStatusBar(QStatusBar):
         self.pending.setText(f"{unembedded} not embedded" if unembedded else "all embedded")
         self.embed_button.setVisible(unembedded > 0 and status.provider != "none")
         self.embed_button.setEnabled(status.available)
+
+    def show_conflicts(self, count: int) -> None:
+        self.conflicts_button.setText(f"⚠ {count} sync conflict{'s' if count != 1 else ''}")
+        self.conflicts_button.setVisible(count > 0)
 
     def show_progress(self, done: int, total: int, message: str = "") -> None:
         self.progress.setVisible(True)

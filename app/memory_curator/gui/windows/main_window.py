@@ -263,6 +263,7 @@ class MainWindow(QMainWindow):
         req = self.engine.run(lambda svc: (svc.embedder_status(), svc.stats().unembedded_count), key="status",
                               read=True)
         req.done.connect(lambda v: (self.status.show_embedder(*v), self.health.set_embedder(v[0])))
+        self.engine.run(lambda svc: len(svc.conflicts.list()), key="conflict-count").done.connect(self.status.show_conflicts)
 
     def refresh_health(self) -> None:
         req = self.engine.call("health", key="health", read=True)
@@ -392,6 +393,7 @@ class MainWindow(QMainWindow):
         self.health.repair_requested.connect(self.repair)
         self.health.refresh_requested.connect(self.refresh_health)
         self.status.embed_requested.connect(lambda: self.repair("embed"))
+        self.status.conflicts_requested.connect(self.conflicts_action.trigger)
         self.inbox.reviewed.connect(lambda _kind: (self.list_model.reload(), self.refresh_browse()))
         self.inbox.failed.connect(lambda msg: self.status.showMessage(msg, 10000))
         self.inbox.count_changed.connect(

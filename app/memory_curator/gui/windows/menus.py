@@ -7,6 +7,7 @@ from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QMenu
 
 from memory_curator.gui.about import show_about
+from memory_curator.gui.windows.conflict_dialog import open_conflicts
 from memory_curator.gui.windows.history_dialog import open_history
 
 PALETTE_SHORTCUTS = ("Ctrl+K", "Ctrl+P")
@@ -62,6 +63,7 @@ def build_menus(w) -> None:
     w.palette_action = add_action(w, view, "&Command palette…", PALETTE_SHORTCUTS[0], w.open_palette,
                                   shortcuts=PALETTE_SHORTCUTS[1:])
     add_action(w, view, "Vault &health", None, lambda: (w.refresh_health(), w.show_pane(w.health)))
+    w.conflicts_action = add_action(w, view, "Sync &conflicts…", None, lambda: open_conflicts(w))
     add_action(w, view, "&Why this result", None, lambda: w.show_pane(w.explanation))
     add_action(w, view, "&Inbox", None, lambda: (w.inbox.refresh(), w.show_pane(w.inbox)))
 
