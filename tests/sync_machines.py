@@ -48,6 +48,7 @@ class Machines:
         self.root_b = self.root_a.parent.parent / "b" / "vault"
         git(self.root_a.parent.parent, "clone", "-q", str(self.remote), str(self.root_b))
         self.b = MemoryService.open(self.root_b, embedder="none", config=self.config)
+        next_second()
         return self.b
 
     def push(self, svc: MemoryService) -> None:
