@@ -78,8 +78,7 @@ class MemoryService:
             raise
         svc = cls(vault, store, chosen, config, settings)
         if rebuilt or sync:
-            svc.last_sync = svc.memories.sync_all(fresh=rebuilt)
-            svc.conflicts.settle()
+            svc.last_sync = svc.conflicts.settled(svc.memories.sync_all(fresh=rebuilt))
         return svc
 
     def close(self) -> None:
@@ -350,8 +349,7 @@ class MemoryService:
 
     def sync(self, *, progress: ProgressFn | None = None, cancel: CancelToken | None = None) -> indexing.SyncReport:
         """Pick up files added, changed or removed by other programs."""
-        self.last_sync = indexing.sync(self.store, self.vault, Tracker(0, progress, cancel))
-        self.conflicts.settle()  # what two machines changed in different fields needs no person
+        self.last_sync = self.conflicts.settled(indexing.sync(self.store, self.vault, Tracker(0, progress, cancel)))
         return self.last_sync
 
     def rebuild_index(self, *, embed: bool = True, progress: ProgressFn | None = None,

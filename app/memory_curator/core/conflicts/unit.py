@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import logging
 from dataclasses import replace
+from typing import TypeVar
 
 from memory_curator.core import indexing
 from memory_curator.core.conflicts import markers
@@ -35,6 +36,7 @@ from memory_curator.core.vault.store import CONFLICT_REASON
 from memory_curator.core.vault.yaml_handler import HANDLER
 
 log = logging.getLogger(__name__)
+T = TypeVar("T")
 
 
 def is_conflict(problem: VaultProblem) -> bool:
@@ -173,6 +175,12 @@ class Conflicts:
         if done:
             self._m.commit_history(force=True)
         return done
+
+    def settled(self, report: T) -> T:
+        """``settle`` after a sync (whose ``report`` it passes on): what two machines changed in different
+        fields needs no person."""
+        self.settle()
+        return report
 
     def _clean(self, version: Version) -> str:
         if version.item is None:
