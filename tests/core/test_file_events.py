@@ -108,3 +108,22 @@ def test_the_filesystem_of_a_path_is_its_longest_mount():
 def test_network_and_fuse_filesystems_keep_the_scan():
     assert all(is_remote_type(t) for t in ("nfs4", "cifs", "smb3", "fuse.sshfs", "9p", "smbfs", "virtiofs"))
     assert not any(is_remote_type(t) for t in ("ext4", "btrfs", "xfs", "apfs", "ntfs", "tmpfs", "overlay", None))
+
+
+def test_a_file_that_could_not_be_read_and_is_fixed_in_place_is_read_again(svc):
+    svc.save("a readable memory", category="context")
+    broken = svc.vault.root / "context" / "broken.md"
+    broken.write_text("---\ntitle: [unclosed\n---\nx", encoding="utf-8")
+    svc.sync()
+    assert [p.path for p in svc.health().unreadable] == ["context/broken.md"]
+    monitor = ChangeMonitor(svc.store, svc.vault, lambda: svc.sync().changed, full_scan_s=1e9)
+    try:
+        assert monitor.poll().files_changed == 0 and monitor.watching
+        broken.write_text("---\ntitle: Fixed\n---\nnow readable", encoding="utf-8")  # an editor repairs it
+        poll_until(monitor.poll, lambda r: r.files_changed)
+        assert svc.health().unreadable == [] and svc.count() == 2
+        broken.write_text("---\ntitle: [broken again\n---\nx", encoding="utf-8")
+        poll_until(monitor.poll, lambda r: svc.health().unreadable)
+        assert [p.path for p in svc.health().unreadable] == ["context/broken.md"]
+    finally:
+        monitor.close()

@@ -59,6 +59,9 @@ class ChangeMonitor:
         # Started by the first poll, not here: a CLI command opens the service and never polls.
         self._watch = watch
         self._watcher: FileWatcher | None = None
+        # (mtime, size) of the files the index could not read, as last looked at: one fixed in place (an
+        # editor repairing its YAML) is read again at once, not at the next full scan minutes later.
+        self._problem_stats: dict[str, tuple[int, int]] = {}
 
     @property
     def watching(self) -> bool:
@@ -69,6 +72,8 @@ class ChangeMonitor:
         if self._watch and self._watcher is None:
             self._watch = False  # one try: where it cannot start, the periodic scan stays
             self._watcher = FileWatcher.start(self._vault.root)
+            # What changed between opening and now had no watcher to report it: this poll scans once.
+            self._last_full = float("-inf")
         if self._watcher is not None and not self._watcher.alive:
             self._watcher = None  # its thread died: back to the periodic scan
         return self._watcher.take() if self._watcher is not None else set()
@@ -103,7 +108,10 @@ class ChangeMonitor:
             on_disk = {st.rel: (st.mtime_ns, st.size) for st in self._vault.scan(name)}
             indexed = self._store.files_under(prefix)
             problems = self._store.problem_paths_under(prefix)
-            if {k: v for k, v in on_disk.items() if k not in problems} != indexed:
+            broken = {k: v for k, v in on_disk.items() if k in problems}
+            last = {k: self._problem_stats.get(k) for k in broken}
+            self._problem_stats.update(broken)
+            if {k: v for k, v in on_disk.items() if k not in problems} != indexed or broken != last:
                 return True
         return False
 

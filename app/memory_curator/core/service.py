@@ -107,9 +107,9 @@ class MemoryService:
         with self.write_lock.hold(wait=False) as held:
             if not held:
                 return None  # another process is writing: the poll never waits for it
-            changed = self.sync().changed
-        self.memories.history_pending = self.memories.history_pending or changed > 0
-        return changed
+            report = self.sync()
+        self.memories.history_pending = self.memories.history_pending or report.changed > 0
+        return report.changed + len(report.problems)  # a file that newly cannot be read is news to the window
 
     def commit_history(self, *, force: bool = False) -> str | None:
         """Commit pending changes when the vault is a git repository (batched unless ``force``)."""

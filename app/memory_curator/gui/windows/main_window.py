@@ -48,6 +48,7 @@ from memory_curator.gui.widgets.tour import Step, Tour
 from memory_curator.gui.windows import view_state
 from memory_curator.gui.windows.drop import local_paths
 from memory_curator.gui.windows.editing import EditFlow
+from memory_curator.gui.windows.health_watch import HealthWatch
 from memory_curator.gui.windows.menus import build_menus
 from memory_curator.gui.windows.model_switch import ModelSwitch
 from memory_curator.gui.windows.navigation import Navigation
@@ -149,6 +150,7 @@ class MainWindow(QMainWindow):
         self.search_flow = SearchFlow(self)
         self.vault_actions = VaultActions(self)
         self.model_switch = ModelSwitch(self)
+        self.health_watch = HealthWatch(self)
         build_menus(self)
         self._connect()
         self.edit_flow.update_selection_bar()
@@ -220,7 +222,9 @@ class MainWindow(QMainWindow):
         self.refresh_browse()
         self.refresh_status()
         self.inbox.set_engine(self.engine)
-        self.run_long("sync", "Reading changes made while the app was closed…")  # then refreshes everything
+        # Then refreshes everything, health included; it speaks only when it found something (a brand-new vault
+        # has nothing to read).
+        self.run_long("sync", "", done_message=_outside_changes)
         if self._switch_model_after_open is not None:
             provider, model = self._switch_model_after_open
             self._switch_model_after_open = None
@@ -266,8 +270,7 @@ class MainWindow(QMainWindow):
         self.engine.run(lambda svc: len(svc.conflicts.list()), key="conflict-count").done.connect(self.status.show_conflicts)
 
     def refresh_health(self) -> None:
-        req = self.engine.call("health", key="health", read=True)
-        req.done.connect(self.health.show_health)
+        self.health_watch.check_now()
 
     def refresh_after_outside_change(self, *_args) -> None:
         """Another process (CLI, a server) or program (editor, git pull) changed the vault, or the inbox did."""
@@ -275,6 +278,7 @@ class MainWindow(QMainWindow):
         self.refresh_browse()
         self.refresh_status()
         self.inbox.refresh()
+        self.health_watch.check()
 
     def track(self, request: Request, kind: str) -> None:
         """Called by undo commands: refresh what the change affects once it is done."""
@@ -349,10 +353,12 @@ class MainWindow(QMainWindow):
 
     # -- long operations ------------------------------------------------------------------------------
 
-    def run_long(self, method: str, label: str, kind: str = "edit", **kwargs) -> Request:
-        """A long engine call with progress and Cancel in the status bar."""
+    def run_long(self, method: str, label: str, kind: str = "edit", done_message=None, **kwargs) -> Request:
+        """A long engine call with progress and Cancel in the status bar. ``done_message(result)``: what to
+        say when it is done ("" says nothing), instead of "<label>: done."."""
         req = self.engine.call(method, long=True, **kwargs)
-        self.status.showMessage(label)
+        if label:
+            self.status.showMessage(label)
         req.progress.connect(self.status.show_progress)
         self.status.cancel_requested.connect(req.cancel)
 
@@ -364,7 +370,15 @@ class MainWindow(QMainWindow):
             self.refresh_browse()
             self.list_model.reload()
 
-        req.done.connect(lambda _v: (finished(), self.status.showMessage(f"{label.rstrip('…')}: done.", 5000)))
+        def done(value) -> None:
+            finished()
+            text = done_message(value) if done_message is not None else f"{label.rstrip('…')}: done."
+            if text:
+                self.status.showMessage(text, 5000)
+            else:
+                self.status.clearMessage()
+
+        req.done.connect(done)
         req.failed.connect(lambda exc: (finished(), self.status.showMessage(str(exc), 10000)))
         return req
 
@@ -425,3 +439,9 @@ class MainWindow(QMainWindow):
         if self.engine is not None:
             self.engine.shutdown()
         event.accept()
+
+
+def _outside_changes(report) -> str:
+    """What the opening sync found: files added, changed or removed while the app was closed."""
+    changed = getattr(report, "changed", 0)
+    return f"Read {changed} change{'s' if changed != 1 else ''} made while the app was closed." if changed else ""

@@ -1,0 +1,61 @@
+"""Vault health kept current: checked when a vault opens (after its opening sync), after every change made
+here and after changes by other programs, so the Vault health pane never shows a stale "healthy"; problems a
+user has to act on (files that could not be read, memories whose file is gone) show in the status bar, and a
+click there opens the pane. Checks are coalesced: a burst of changes runs one check."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QTimer
+from PySide6.QtWidgets import QToolButton
+
+from memory_curator.core.health import VaultHealth
+
+DELAY_MS = 400  # a burst of changes (an import, a git pull) is checked once
+
+
+def problems_text(report: VaultHealth) -> str:
+    """The status bar's words for what needs the user, or "" when nothing does."""
+    parts = []
+    if report.unreadable:
+        n = len(report.unreadable)
+        parts.append(f"{n} file{'s' if n != 1 else ''} could not be read")
+    if report.missing_files:
+        n = len(report.missing_files)
+        parts.append(f"{n} memor{'ies' if n != 1 else 'y'} without a file")
+    return "⚠ " + ", ".join(parts) if parts else ""
+
+
+class HealthWatch:
+    def __init__(self, window):
+        self.w = window
+        self.last: VaultHealth | None = None
+        self.indicator = QToolButton()
+        self.indicator.setObjectName("healthIndicator")
+        self.indicator.setAutoRaise(True)
+        self.indicator.setVisible(False)
+        self.indicator.setToolTip("Open Vault health: what could not be read, and why")
+        self.indicator.clicked.connect(lambda: window.show_pane(window.health))
+        window.status.addPermanentWidget(self.indicator)
+        self._timer = QTimer(window)
+        self._timer.setSingleShot(True)
+        self._timer.setInterval(DELAY_MS)
+        self._timer.timeout.connect(self.check_now)
+        window.changed.connect(lambda _kind: self.check())
+
+    def check(self) -> None:
+        """Check soon (several calls in a row make one check)."""
+        self._timer.start()
+
+    def check_now(self) -> None:
+        self._timer.stop()
+        if self.w.engine is None:
+            return
+        req = self.w.engine.call("health", key="health", read=True)
+        req.done.connect(self.show)
+
+    def show(self, report: VaultHealth) -> None:
+        self.last = report
+        self.w.health.show_health(report)
+        text = problems_text(report)
+        self.indicator.setText(text)
+        self.indicator.setVisible(bool(text))

@@ -1,0 +1,43 @@
+"""Vault health is never stale (#17 item 6): checked on open and after changes, problems in the status bar;
+and a brand-new vault opens without "Reading changes made while the app was closed" (item 10)."""
+
+from __future__ import annotations
+
+from memory_curator.gui.windows.main_window import MainWindow
+
+BROKEN = "---\ntitle: [unclosed\n---\nx"
+
+
+def test_unreadable_files_show_on_open_and_after_changes_without_check_again(harness, vault_dir, seeded):
+    for name in ("broken.md", "also-broken.md"):
+        (vault_dir / "context" / name).write_text(BROKEN, encoding="utf-8")
+    w = harness.open(vault_dir)
+    watch = w.health_watch
+    harness.qtbot.waitUntil(lambda: watch.indicator.isVisible(), timeout=10000)
+    assert watch.indicator.text() == "⚠ 2 files could not be read"
+    assert w.health.summary.text().startswith("2 unreadable file(s)") and w.health.unreadable.count() == 2
+    w.show_pane(w.editor)
+    watch.indicator.click()  # the status bar opens the pane that says why
+    assert w.side.currentWidget() is w.health
+
+    for name in ("broken.md", "also-broken.md"):  # fixed in another editor: the window notices by itself
+        (vault_dir / "context" / name).write_text("---\ntitle: Fixed\n---\nnow readable", encoding="utf-8")
+    harness.qtbot.waitUntil(lambda: not watch.indicator.isVisible(), timeout=20000)
+    assert w.health.unreadable.count() == 0 and "healthy" in w.health.summary.text()
+
+    (vault_dir / "context" / "third.md").write_text(BROKEN, encoding="utf-8")
+    harness.qtbot.waitUntil(lambda: watch.indicator.text() == "⚠ 1 file could not be read", timeout=20000)
+
+
+def test_a_brand_new_vault_says_nothing_about_changes_made_while_closed(harness, tmp_path):
+    messages: list[str] = []
+    w = MainWindow(harness.settings)
+    harness.qtbot.addWidget(w)
+    w.status.messageChanged.connect(messages.append)
+    with harness.qtbot.waitSignal(w.vault_opened, timeout=30000):
+        w.open_vault(tmp_path / "new-vault")
+    harness.window = w
+    harness.idle()
+    harness.qtbot.wait(100)
+    assert not any("closed" in m for m in messages), messages
+    assert not w.health_watch.indicator.isVisible()
