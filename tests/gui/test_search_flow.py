@@ -29,7 +29,8 @@ def test_the_first_search_on_the_sample_vault_lists_the_relevant_few(harness, sa
     embed_all(harness)
     shown = search(harness, "which database do we use", "hybrid")
     model = w.results_model
-    assert "Vector store: SQLite with sqlite-vec" in shown
+    assert shown[0] == "Vector store: SQLite with sqlite-vec", shown  # the answer comes first...
+    assert w.editor.title.text() == shown[0]  # ...and is open
     total = model.shown_count + model.weaker_hidden
     assert total == 20 and model.shown_count <= 6, shown  # not the whole vault
     more = model.index(model.shown_count, 1)
