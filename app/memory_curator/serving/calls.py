@@ -17,6 +17,7 @@ from pydantic import BaseModel
 from memory_curator import __version__
 from memory_curator.core import status
 from memory_curator.core.contract import inputs as i
+from memory_curator.core.contract import seeds
 from memory_curator.core.contract.inputs import engine_values
 from memory_curator.core.contract.results import hit_dict, memory_dict, owner_of, to_jsonable
 from memory_curator.core.errors import CuratorError, MemoryNotFoundError
@@ -175,11 +176,37 @@ def health(svc: MemoryService, inp: i.Health, caller: Caller) -> dict[str, Any]:
     }
 
 
+def seed_store(svc: MemoryService, inp: seeds.SeedStore, caller: Caller) -> dict[str, Any]:
+    """Seed 002's store: its actor is the memory's one actor; the labels the classifier gave come back."""
+    fields = i.Store(content=inp.text, scope=inp.scope, session_id=inp.session_id, user_id=inp.user_id,
+                     actors=[inp.actor_id] if inp.actor_id else [])
+    item = svc.save(**new_memory(fields, caller))
+    return {"status": "success", "memory_id": item.id, "labels": item.extra.get("labels") or {},
+            "memory": memory_dict(item)}
+
+
+def seed_search(svc: MemoryService, inp: seeds.SeedSearch, caller: Caller) -> dict[str, Any]:
+    """Seed 002's search: the contract's search with its defaults; each hit with the seed's metadata."""
+    found = search(svc, i.Search(query=inp.query, scope=inp.scope, session_id=inp.session_id, actor=inp.actor_id,
+                                 limit=inp.limit, min_score=inp.min_score, search_mode=inp.search_mode,
+                                 user_id=inp.user_id), caller)
+    for hit in found["results"]:
+        m = hit["memory"]
+        hit["metadata"] = {"scope": m.get("scope"), "session_id": m.get("session_id"), "actors": m.get("actors", []),
+                           "timestamp": m["created_at"], "labels": m.get("labels", {})}
+    return found
+
+
+def store_direct(svc: MemoryService, inp: seeds.DirectStore, caller: Caller) -> dict[str, Any]:
+    """Seed 004's direct store: every field of the request, mapped onto the vault format by core/direct.py."""
+    return svc.store_direct(**inp.model_dump(exclude_none=True)).as_dict()
+
+
 CALLS: dict[str, Callable[[MemoryService, Any, Caller], dict[str, Any]]] = {
     "store": store, "store_batch": store_batch, "get": get, "update": update, "update_batch": update_batch,
     "delete": delete, "search": search, "list": list_memories, "session_context": session_context,
     "get_score": get_score, "set_score": set_score, "consolidate": consolidate, "clear_expired": clear_expired,
-    "health": health,
+    "health": health, "seed_store": seed_store, "seed_search": seed_search, "store_direct": store_direct,
 }
 
 

@@ -14,6 +14,7 @@ from pydantic import BaseModel
 
 from memory_curator.core.contract import inputs as i
 from memory_curator.core.contract import results as r
+from memory_curator.core.contract import seeds as s
 
 BASE_ERRORS = ("VALIDATION_ERROR", "STORAGE_ERROR", "INDEX_ERROR", "INDEX_BUSY", "INTERNAL_ERROR")
 BY_ID = ("NOT_FOUND", "FORBIDDEN")
@@ -83,8 +84,18 @@ OPERATIONS: tuple[Operation, ...] = (
     Operation("clear_expired", "Move memories whose expires_at has passed to the vault's trash; returns how many.",
               i.ClearExpired, r.Cleared, python="clear_expired", mcp="memory_clear_expired",
               http=Http("POST", "/v1/memories/clear-expired"), cli="clear-expired"),
-    Operation("health", "Status: version, the embedder's reachability and the index's statistics.", i.Health,
+    Operation("health", "Status: version, each component's status and the index's statistics.", i.Health,
               r.Health, python="stats", mcp="memory_health", http=Http("GET", "/health"), cli="stats"),
+    # The seeds' own HTTP shapes (core/contract/seeds.py): seed 002's store and search, seed 004's direct store.
+    Operation("seed_store", "Seed 002: store a memory (text, scope, session_id, actor_id); it is classified "
+              "before it is written; answers its memory_id and labels.", s.SeedStore, s.SeedStored,
+              python="save", renames={"text": "content", "actor_id": "actors"}, http=Http("POST", "/memory", 201)),
+    Operation("seed_search", "Seed 002: hybrid search over one scope or several, 10 results with min_score 0.7 "
+              "by default.", s.SeedSearch, r.SearchResults, BASE_ERRORS + ("EMBEDDING_ERROR",), python="search",
+              renames={"search_mode": "mode", "actor_id": "actor"}, http=Http("POST", "/memory/search")),
+    Operation("store_direct", "Seed 004: store a pre-formatted memory for a user (Direct Memory API); its id is "
+              "mem_ + 12 hex digits.", s.DirectStore, s.DirectStored, BASE_ERRORS + ("EMBEDDING_ERROR",),
+              python="store_direct", http=Http("POST", "/v1/memories/direct", 201), face_only=()),
 )
 
 _BY_NAME = {op.name: op for op in OPERATIONS}

@@ -144,7 +144,8 @@ def memory_dict(item: MemoryItem) -> dict[str, Any]:
     }
     optional = {"scope": item.scope, "actors": list(item.actors) or None, "expires_at": _when(item.expires_at),
                 "pinned": item.pinned or None, "superseded_by": item.superseded_by, "summary": item.summary,
-                "user_id": owner_of(item), "raw_expires_at": _when(item.raw_expires_at)}
+                "user_id": owner_of(item), "raw_expires_at": _when(item.raw_expires_at),
+                "labels": item.extra.get("labels") or None}
     out.update({k: v for k, v in optional.items() if v is not None})
     # Seed 003: the raw text (null once its own time to live passed), and what was embedded.
     out.update(raw=item.raw, used_summary=item.used_summary, chunk_count=item.chunk_count)
