@@ -37,6 +37,8 @@ def _open_view(harness, qtbot, vault_dir):
 def test_both_versions_side_by_side_and_keep_the_other_then_undo(harness, qtbot, vault_dir, conflicted_vault):
     mid, original = conflicted_vault
     w, dialog = _open_view(harness, qtbot, vault_dir)
+    titles = [w.list_model.index(r, 0).data() for r in range(w.list_model.rowCount())]
+    assert "⚠ Deploy rule" in titles and "Vector store" in titles  # marked in the list, the others not
     assert dialog.list.count() == 1 and "Syncthing" in dialog.list.item(0).text()
     fields = {dialog.fields.item(r, 0).text(): dialog.fields.item(r, 2).text() for r in range(dialog.fields.rowCount())}
     assert fields["keywords"] == "deploy, friday"
@@ -48,6 +50,7 @@ def test_both_versions_side_by_side_and_keep_the_other_then_undo(harness, qtbot,
     assert "before noon" in original.read_text() and not list(original.parent.glob("*sync-conflict*"))
     qtbot.waitUntil(lambda: not w.status.conflicts_button.isVisible(), timeout=10000)
     qtbot.waitUntil(lambda: dialog.list.count() == 0, timeout=10000)
+    qtbot.waitUntil(lambda: "Deploy rule" in [w.list_model.index(r, 0).data() for r in range(w.list_model.rowCount())])
     w.undo_stack.undo()  # Ctrl+Z: the copy and the conflict come back
     harness.idle()
     qtbot.waitUntil(lambda: dialog.list.count() == 1, timeout=10000)

@@ -23,12 +23,13 @@ class FieldDiff:
     ours: Any  # as written in the file (None: absent)
     theirs: Any
     base: Any
-    taken: str  # "same" | "ours" | "theirs" | "later" (updated_at) | "conflict"
+    taken: str  # "ours" | "theirs" | "later" (updated_at) | "conflict"; "merged": alike on both sides but
+    # changed since the ancestor (git merged it already: shown, nothing to choose)
 
 
 @dataclass(frozen=True)
 class Merge:
-    fields: tuple[FieldDiff, ...]  # every field that differs between the sides (and the text)
+    fields: tuple[FieldDiff, ...]  # every field that differs between the sides (and the text), or from the base
     values: dict[str, Any]  # the merged file's frontmatter, with the text under CONTENT; conflicts take ours
 
     @property
@@ -63,6 +64,8 @@ def merge(ours: MemoryItem, theirs: MemoryItem, base: MemoryItem | None) -> Merg
         bv = b.get(key) if b is not None else None
         if ov == tv:
             merged[key] = ov
+            if b is not None and ov != bv and key not in MANAGED:
+                diffs.append(FieldDiff(key, ov, tv, bv, "merged"))
             continue
         if key in MANAGED:
             taken = "later" if str(tv or "") > str(ov or "") else "ours"

@@ -57,6 +57,7 @@ class MemoryTableModel(RowsTableModel):
         self._loading = False
         self.filter = ListFilter()
         self._order = ("updated", False)  # (order_by, ascending)
+        self.in_conflict: set[str] = set()  # ids of memories in a sync conflict: marked in the list
 
     def set_engine(self, engine: Engine) -> None:
         self._engine = engine
@@ -79,19 +80,20 @@ class MemoryTableModel(RowsTableModel):
             return
         self._loading = True
         if self.filter.trash:
-            req = self._engine.run(lambda svc: (svc.list_trash(), None), key="list", read=True)
+            req = self._engine.run(lambda svc: (svc.list_trash(), None, set()), key="list", read=True)
         else:
             q = self._query()
             req = self._engine.run(
                 lambda svc: (svc.list_memories(limit=PAGE, offset=0, **q),
-                             svc.count(category=q["category"], session_id=q["session_id"], keyword=q["keyword"])),
+                             svc.count(category=q["category"], session_id=q["session_id"], keyword=q["keyword"]),
+                             svc.conflicts.ids()),
                 key="list", read=True,
             )
         req.done.connect(self._on_reloaded)
         req.failed.connect(self._on_failed)
 
-    def _on_reloaded(self, value: tuple[list[MemoryItem], int | None]) -> None:
-        rows, total = value
+    def _on_reloaded(self, value: tuple[list[MemoryItem], int | None, set[str]]) -> None:
+        rows, total, self.in_conflict = value
         self.beginResetModel()
         self._rows = list(rows)
         self._total = len(rows) if total is None else total
@@ -134,11 +136,15 @@ class MemoryTableModel(RowsTableModel):
         if item is None:
             return None
         col = index.column()
+        conflict = item.id in self.in_conflict
         if role == Qt.ItemDataRole.DisplayRole:
-            return (item.title, item.category, f"{item.salience:.2f}", _fmt_date(item), str(item.access_count),
+            return ("⚠ " + item.title if conflict and col == 0 else item.title, item.category, f"{item.salience:.2f}", _fmt_date(item), str(item.access_count),
                     "yes" if item.embedded else "no")[col]
         if role == Qt.ItemDataRole.ToolTipRole and col == 3:
             return f"Updated {_fmt_date(item, with_time=True)}"
+        if role == Qt.ItemDataRole.ToolTipRole and col == 0 and conflict:
+            return (f"{item.title}\nIn a sync conflict: two machines changed it. View › Sync conflicts… shows both "
+                    "versions; until then it is listed as this machine had it.")
         if role == Qt.ItemDataRole.ToolTipRole and col == 0:
             pinned = "\nPinned: never decays" if item.pinned else ""
             return f"{item.title}\n{', '.join(item.keywords)}{pinned}" if item.keywords else item.title + pinned

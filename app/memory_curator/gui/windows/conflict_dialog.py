@@ -34,8 +34,8 @@ from memory_curator.gui.worker import Request
 
 KeyRole = Qt.ItemDataRole.UserRole
 REMOVED, ADDED, CHANGED = "#f8d7da", "#d4edda", "#fff3cd"  # this machine's / the other's / both changed
-_TAKEN = {"same": "same", "ours": "this machine's", "theirs": "the other's", "later": "the later",
-          "conflict": "you choose"}
+_TAKEN = {"ours": "this machine's (only it changed this)", "theirs": "the other's (only it changed this)",
+          "later": "the later", "conflict": "you choose: both changed it", "merged": "merged already by git"}
 _WORDS = re.compile(r"(\s+)")
 
 
@@ -135,7 +135,6 @@ class ConflictDialog(QDialog):
         self.fields.horizontalHeader().setStretchLastSection(True)
         self.fields.verticalHeader().setVisible(False)
         self.fields.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-        self.fields.setMaximumHeight(170)
         self.ours = _Side("Keep this", "Keep this version; the other goes to the trash (Ctrl+Z takes it back)")
         self.theirs = _Side("Keep this", "Keep this version; the other goes to the trash (Ctrl+Z takes it back)")
         self.ours.keep.connect(lambda: self.resolve("ours"))
@@ -189,7 +188,7 @@ class ConflictDialog(QDialog):
         self.list.blockSignals(True)
         self.list.clear()
         for c in conflicts:
-            row = QListWidgetItem(f"{c.title}\n{c.tool}")
+            row = QListWidgetItem(f"{c.title}\n{c.tool}: {(c.copy_path or c.path).rsplit('/', 1)[-1]}")
             row.setData(KeyRole, c.key)
             row.setToolTip(c.path + (f"\n{c.copy_path}" if c.copy_path else ""))
             self.list.addItem(row)
@@ -234,11 +233,13 @@ class ConflictDialog(QDialog):
             cells = (f.name, _value(f.ours), _value(f.theirs), _TAKEN.get(f.taken, f.taken))
             for col, text in enumerate(cells):
                 cell = QTableWidgetItem(text)
-                if col in (1, 2):
+                if col in (1, 2) and f.taken != "merged":
                     cell.setBackground(QBrush(QColor(CHANGED if f.taken == "conflict" else
                                                      (REMOVED if col == 1 else ADDED))))
                 self.fields.setItem(row, col, cell)
         self.fields.resizeColumnsToContents()
+        rows = sum(self.fields.rowHeight(r) for r in range(len(diffs)))
+        self.fields.setFixedHeight(min(170, self.fields.horizontalHeader().height() + rows + 4))
         self.ours.keep_button.setEnabled(sides.ours.item is not None)
         self.theirs.keep_button.setEnabled(sides.theirs.item is not None)
         self.both_button.setEnabled(sides.theirs.item is not None)
