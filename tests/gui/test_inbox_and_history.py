@@ -4,6 +4,7 @@ the window, and the history dialog, on the real main window offscreen."""
 from __future__ import annotations
 
 import subprocess
+from datetime import datetime, timezone
 
 import pytest
 from gui_helpers import file_text, select_title
@@ -38,7 +39,9 @@ def test_inbox_shows_provenance_and_batch_approve_with_undo(harness, vault_dir, 
     _wait_count(harness, 2)
     assert w.side.tabText(w.side.indexOf(pane)) == "Inbox (2)"
     first = pane.table.topLevelItem(0)
-    assert [first.text(1), first.text(2), first.text(3)] == ["claude-desktop", "s-9", "2026-02-03T04:05:06"]
+    local = datetime(2026, 2, 3, 4, 5, 6, tzinfo=timezone.utc).astimezone().strftime("%Y-%m-%d %H:%M")
+    assert [first.text(1), first.text(2), first.text(3)] == ["claude-desktop", "s-9", local]  # local, readable
+    assert first.toolTip(3) == "2026-02-03T04:05:06Z"
     pane.table.selectAll()
     assert pane.approve_button.isEnabled() and not pane.merge_button.isEnabled()
     pane.approve_button.click()

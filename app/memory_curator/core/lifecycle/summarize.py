@@ -21,6 +21,7 @@ _HEADING = re.compile(r"^\s{0,3}#{1,6}\s")
 _BULLET = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 _CJK_END = ("。", "！", "？", "!", "?")
+_ENDS = (".", "!", "?", ":", ";", "…", *_CJK_END)
 
 
 @dataclass(frozen=True)
@@ -37,12 +38,15 @@ def sentences(text: str, source: int = 0, start: int = 0) -> list[Sentence]:
     for line in text.splitlines():
         if not line.strip() or _HEADING.match(line):
             continue
+        bullet = _BULLET.match(line) is not None
         line = _BULLET.sub("", line).strip()
-        parts = japanese.sentences(line) if tokens.cjk_share(line) >= 0.3 else _SENTENCE_END.split(line)
+        cjk = tokens.cjk_share(line) >= 0.3
+        parts = [p.strip() for p in (japanese.sentences(line) if cjk else _SENTENCE_END.split(line)) if p.strip()]
+        if bullet and parts and not parts[-1].endswith(_ENDS):
+            # A list item is a sentence without its full stop: joined to the next one it needs it.
+            parts[-1] += "。" if cjk else "."
         for part in parts:
-            part = part.strip()
-            if part:
-                out.append(Sentence(source, start + len(out), part, tuple(words(part))))
+            out.append(Sentence(source, start + len(out), part, tuple(words(part))))
     return out
 
 

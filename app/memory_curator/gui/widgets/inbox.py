@@ -8,6 +8,7 @@ calls go through the Engine; the pane holds no SQL and reads no files.
 from __future__ import annotations
 
 from collections.abc import Callable
+from datetime import datetime
 from typing import Any
 
 from PySide6.QtCore import Qt, Signal
@@ -36,6 +37,22 @@ from memory_curator.gui.worker import Engine
 
 ItemRole = Qt.ItemDataRole.UserRole
 COLUMNS = ("Title", "From", "Session", "Received")
+# Who wrote a memory whose provenance names no client (older memories, the sample vault's), by its source.
+SOURCES = {"ai": "an AI assistant", "user": "you", "system": "an import"}
+
+
+def sender(p: Provenance, item: MemoryItem) -> str:
+    return p.client or SOURCES.get(item.source, item.source or "unknown")
+
+
+def received(when: str | None) -> str:
+    """An ISO time as the user reads it: local time to the minute ("2026-02-03 06:05")."""
+    if not when:
+        return ""
+    try:
+        return datetime.fromisoformat(when.replace("Z", "+00:00")).astimezone().strftime("%Y-%m-%d %H:%M")
+    except ValueError:
+        return when
 
 
 class InboxPane(QWidget):
@@ -107,7 +124,8 @@ class InboxPane(QWidget):
         self.table.clear()
         for item in self.items:
             p = Provenance.of(item)
-            row = QTreeWidgetItem([item.title, p.client or "?", p.session or "-", (p.time or "")[:19]])
+            row = QTreeWidgetItem([item.title, sender(p, item), p.session or "-", received(p.time)])
+            row.setToolTip(3, p.time or "")  # the exact time, in UTC as it was recorded
             row.setData(0, ItemRole, item.id)
             row.setToolTip(0, item.content[:500])
             self.table.addTopLevelItem(row)

@@ -66,8 +66,9 @@ class EditFlow:
         """Show ``item`` in the editor (read-only when it is in the trash) and note the visit."""
         w = self.w
         w.editor.load(item, read_only=self.in_trash())
-        if w.side.currentWidget() not in (w.editor, w.explanation):
-            w.show_pane(w.editor)  # a row chosen while Health or the Inbox is in front: show what was chosen
+        if w.side.currentWidget() is not w.editor and not (
+                w.side.currentWidget() is w.explanation and self.current_view() is w.results_view):
+            w.show_pane(w.editor)  # a row chosen: show it (only Why this result stays beside the results)
         w.navigation.visited(item)
 
     def _reselect_editor_row(self) -> None:

@@ -45,6 +45,7 @@ from memory_curator.gui.widgets.search_bar import SearchBar
 from memory_curator.gui.widgets.status import EngineStatusBar
 from memory_curator.gui.widgets.tables import make_table, stretch
 from memory_curator.gui.widgets.tour import Step, Tour
+from memory_curator.gui.widgets.undo_keys import pass_undo_to_window
 from memory_curator.gui.windows import view_state
 from memory_curator.gui.windows.drop import local_paths
 from memory_curator.gui.windows.editing import EditFlow
@@ -152,6 +153,7 @@ class MainWindow(QMainWindow):
         self.model_switch = ModelSwitch(self)
         self.health_watch = HealthWatch(self)
         build_menus(self)
+        pass_undo_to_window(self)
         self._connect()
         self.edit_flow.update_selection_bar()
         view_state.restore(self)

@@ -9,6 +9,7 @@ from PySide6.QtWidgets import QFileDialog, QMenu, QMessageBox
 
 from memory_curator.gui import commands
 from memory_curator.gui.windows.consolidate_dialog import ConsolidateDialog
+from memory_curator.gui.windows.export_action import ExportAction
 from memory_curator.gui.windows.import_dialog import ImportDialog
 from memory_curator.gui.windows.menus import add_action
 from memory_curator.gui.windows.settings_dialog import SettingsDialog
@@ -20,6 +21,7 @@ class VaultActions:
         self.recent_menu: QMenu | None = None
         self.import_dialog: ImportDialog | None = None
         self.consolidate_dialog: ConsolidateDialog | None = None
+        self.exporter = ExportAction(window)
 
     def populate_file_menu(self, menu: QMenu) -> None:
         self._add(menu, "&Open vault…", QKeySequence.StandardKey.Open, self.choose_vault)
@@ -28,6 +30,7 @@ class VaultActions:
         menu.addSeparator()
         self._add(menu, "&Import files…", "Ctrl+I", self.choose_import_files)
         self._add(menu, "Import &folder…", None, self.choose_import_folder)
+        self._add(menu, "&Export…", "Ctrl+E", self.exporter.choose)
         menu.addSeparator()
         self._add(menu, "&Settings…", QKeySequence.StandardKey.Preferences, self.open_settings)
         menu.addAction(self.w.model_switch.action)
