@@ -6,23 +6,16 @@ from __future__ import annotations
 from gui_helpers import select_title
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
-    QAbstractButton,
-    QAbstractItemView,
-    QAbstractSpinBox,
     QApplication,
-    QComboBox,
-    QHeaderView,
-    QLineEdit,
-    QPlainTextEdit,
-    QSlider,
-    QTextEdit,
 )
 
+from memory_curator.gui.accessibility import unnamed_controls
 from memory_curator.gui.app import start
 from memory_curator.gui.settings import AppSettings
 from memory_curator.gui.widgets.command_palette import CommandPalette, menu_actions
 from memory_curator.gui.widgets.tour import Tour
 from memory_curator.gui.windows.main_window import MainWindow
+from memory_curator.gui.windows.settings_dialog import SettingsDialog
 
 
 def test_the_command_palette_lists_every_menu_action_with_its_shortcut_and_runs_one(harness, vault_dir, seeded):
@@ -113,14 +106,7 @@ def test_the_tour_opens_at_the_first_start_and_not_after_it_was_skipped(qtbot, g
 
 def test_every_control_has_an_accessible_name_and_tab_reaches_the_results(harness, vault_dir, seeded):
     w = harness.open(vault_dir)
-    kinds = (QAbstractButton, QLineEdit, QComboBox, QAbstractSpinBox, QSlider, QAbstractItemView, QPlainTextEdit,
-             QTextEdit)
-    controls = [c for kind in kinds for c in w.findChildren(kind)]
-    unnamed = [f"{type(c).__name__} {c.objectName()!r}" for c in controls
-               if c.isVisibleTo(w) and not (c.accessibleName() or getattr(c, "text", lambda: "")())
-               and not isinstance(c, QHeaderView)  # read out with its table
-               and c.parent() is not None and not isinstance(c.parent(), (QComboBox, QAbstractSpinBox))]
-    assert unnamed == [], unnamed
+    assert [f"{type(c).__name__} {c.objectName()!r}" for c in unnamed_controls(w)] == []
 
     w.search_bar.edit.setFocus()
     seen = []
@@ -129,3 +115,26 @@ def test_every_control_has_an_accessible_name_and_tab_reaches_the_results(harnes
         seen.append(QApplication.focusWidget())
     assert w.list_view in seen and seen.index(w.list_view) < seen.index(w.editor.title)
     w.editor.load(w.editor.item)  # whatever the tabbing typed, closing asks nothing
+
+
+def test_every_control_of_the_dialogs_has_an_accessible_name(harness, vault_dir, seeded, tmp_path):
+    w = harness.open(vault_dir)
+    settings = SettingsDialog(w.settings, w, categories=["decisions"])
+    assert settings.host.accessibleName() == "Ollama host"  # the form row's label, though a layout holds it
+    assert settings.api_token.edit.accessibleName() == "HTTP API token"
+    folder = tmp_path / "notes"
+    folder.mkdir()
+    (folder / "a.md").write_text("# A\n\nA note.\n", encoding="utf-8")
+    importing = w.vault_actions.import_paths([folder])
+    harness.qtbot.waitUntil(lambda: importing.report is not None, timeout=30000)
+    select_title(harness, "Vector store")
+    select_title(harness, "Deploy rule", extend=True)
+    consolidating = w.vault_actions.consolidate_selected()
+    assert consolidating.sources.accessibleName() == "Memories to consolidate"  # the label above it
+    dialogs = [settings, importing, consolidating, w.open_palette(), w.show_tour(force=True)]
+    for dialog in dialogs:
+        dialog.show()
+        unnamed = [f"{type(c).__name__} {c.objectName()!r}" for c in unnamed_controls(dialog)]
+        assert unnamed == [], (type(dialog).__name__, unnamed)
+    for dialog in dialogs:
+        dialog.close()

@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (
 )
 
 from memory_curator.core.model import MemoryItem
+from memory_curator.gui.accessibility import name_from_labels
 from memory_curator.gui.models.roles import IdRole
 from memory_curator.gui.widgets.preview import SafePreview
 from memory_curator.gui.worker import Engine
@@ -85,6 +86,7 @@ class ConsolidateDialog(QDialog):
         lay = QVBoxLayout(self)
         lay.addWidget(split, 1)
         lay.addLayout(buttons)
+        name_from_labels(self)
 
     # -- choosing -------------------------------------------------------------------------------------
 

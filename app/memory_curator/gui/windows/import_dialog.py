@@ -49,6 +49,7 @@ class ImportDialog(QDialog):
         self.results = ImportResultsModel(self)
         self.table = QTableView()
         self.table.setModel(self.results)
+        self.table.setAccessibleName("Files and what became of them")
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.table.verticalHeader().setVisible(False)
         self.table.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Fixed)

@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
 )
 
 from memory_curator.core.config import MemoryConfig
+from memory_curator.gui.accessibility import name_from_labels
 from memory_curator.gui.settings import AppSettings
 from memory_curator.gui.widgets.api_token import ApiTokenField
 
@@ -85,6 +86,7 @@ class SettingsDialog(QDialog):
         lay.addWidget(QLabel("Save keeps only what you changed. Changes take effect when the vault is reopened "
                              "(done for you on Save)."))
         lay.addWidget(buttons)
+        name_from_labels(self)
 
     @staticmethod
     def _with_origin(edit: QLineEdit, origin: QLabel) -> QWidget:
