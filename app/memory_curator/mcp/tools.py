@@ -16,7 +16,7 @@ from typing import Annotated, Any
 
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
-from pydantic import Field
+from pydantic import Field, TypeAdapter, WithJsonSchema
 
 from memory_curator.core.contract.errors import parse
 from memory_curator.core.contract.operations import OPERATIONS, Operation
@@ -40,11 +40,32 @@ def error_text(exc: CuratorError) -> str:
 def signature(op: Operation) -> inspect.Signature:
     """The tool function's parameters: the input model's fields, so the SDK publishes the model's schema."""
     params = []
+    lenient = getattr(op.input, "CHECKED_ITEM_BY_ITEM", ())
     for name, field in op.input.model_fields.items():
         annotation = Annotated[(field.annotation, *field.metadata, Field(description=field.description))]
+        if name in lenient:  # the contract checks each item (skip mode reports one by index): the SDK must not
+            # refuse the call for one bad item, so it checks only that this is a list; the schema stays the model's
+            schema = _inlined(TypeAdapter(annotation).json_schema())
+            annotation = Annotated[list[dict[str, Any]], WithJsonSchema(schema), Field(description=field.description)]
         default = inspect.Parameter.empty if field.is_required() else field.get_default(call_default_factory=True)
         params.append(inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=default, annotation=annotation))
     return inspect.Signature(params, return_annotation=dict[str, Any])
+
+
+def _inlined(schema: dict[str, Any]) -> dict[str, Any]:
+    """A JSON schema with its ``$defs`` put in place of their ``$ref`` (it becomes one property's schema, where
+    a reference to the document's root would not resolve)."""
+    defs = schema.pop("$defs", {})
+
+    def walk(node: Any) -> Any:
+        if isinstance(node, dict):
+            ref = node.get("$ref", "")
+            if ref.startswith("#/$defs/"):
+                return walk(defs[ref.removeprefix("#/$defs/")])
+            return {k: walk(v) for k, v in node.items()}
+        return [walk(v) for v in node] if isinstance(node, list) else node
+
+    return walk(schema)
 
 
 def tool_function(op: Operation, worker: ServiceWorker, client: str) -> Callable[..., Awaitable[dict[str, Any]]]:

@@ -7,7 +7,7 @@ API and the CLI refuse what HTTP and MCP refuse, with the same codes.
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated, Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, model_validator
 from pydantic import ValidationError as PydanticError
@@ -51,8 +51,23 @@ class Owned(Input):
     user_id: UserId | None = None
 
 
-class MemoryFields(Input):
-    """What a client may set on a new memory."""
+class TypedFields(Input):
+    """Typed memories (seed 004); the engine checks them again and refuses bad values with a finer code."""
+
+    event_timestamp: Annotated[When | None, Field(description="Episodic: when it happened.")] = None
+    location: Short | None = None
+    participants: Annotated[list[Short] | None, Field(max_length=100)] = None
+    event_type: Short | None = None
+    emotional_state: Short | None = None
+    valence: Annotated[float | None, Field(ge=-1.0, le=1.0)] = None
+    arousal: Unit | None = None
+    trigger_event: Short | None = None
+    skill_name: Annotated[Short | None, Field(description="Procedural: the skill.")] = None
+    proficiency_level: Short | None = None
+
+
+class MemoryCore(Input):
+    """What a client may set on a new memory, besides the typed fields."""
 
     content: Annotated[Text, Field(min_length=1, max_length=MAX_CONTENT_CHARS,
                                    description="The memory's text (markdown).")]
@@ -71,17 +86,10 @@ class MemoryFields(Input):
     raw_ttl: Annotated[int | None, Field(ge=1, le=10**10, description="Seconds the raw text is kept; the summary "
                                          "stays searchable after (raw: null). Without a summary the memory "
                                          "expires whole (seed 003).")] = None
-    # Typed memories (seed 004); the engine checks them again and refuses bad values with a finer code.
-    event_timestamp: Annotated[When | None, Field(description="Episodic: when it happened.")] = None
-    location: Short | None = None
-    participants: Annotated[list[Short] | None, Field(max_length=100)] = None
-    event_type: Short | None = None
-    emotional_state: Short | None = None
-    valence: Annotated[float | None, Field(ge=-1.0, le=1.0)] = None
-    arousal: Unit | None = None
-    trigger_event: Short | None = None
-    skill_name: Annotated[Short | None, Field(description="Procedural: the skill.")] = None
-    proficiency_level: Short | None = None
+
+
+class MemoryFields(TypedFields, MemoryCore):
+    """What a client may set on a new memory (its own fields first, then the typed ones)."""
 
 
 class Store(MemoryFields, Owned):
@@ -93,7 +101,9 @@ class StoreBatch(Owned):
     mode: Annotated[BatchMode, Field(description="rollback: one invalid item stores nothing; skip: invalid items "
                                      "are reported by index and the rest are stored.")] = "rollback"
     # skip mode (seed 001): items that do not fit MemoryFields, reported by their index instead of refusing the
-    # call; ``positions`` are the kept items' indexes in the request.
+    # call; ``positions`` are the kept items' indexes in the request. Faces that check arguments themselves
+    # (the MCP SDK) leave these fields' items to this model.
+    CHECKED_ITEM_BY_ITEM: ClassVar[tuple[str, ...]] = ("items",)
     _rejected: list[dict[str, Any]] = PrivateAttr(default_factory=list)
     _positions: list[int] = PrivateAttr(default_factory=list)
 

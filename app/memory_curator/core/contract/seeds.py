@@ -9,12 +9,11 @@ vault format).
 
 from __future__ import annotations
 
-from datetime import datetime
 from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
-from memory_curator.core.contract.inputs import Input, Owned, SessionId, Short
+from memory_curator.core.contract.inputs import Input, Owned, SessionId, TypedFields
 from memory_curator.core.contract.results import Result
 from memory_curator.core.contract.types import (
     MAX_LIMIT,
@@ -65,9 +64,7 @@ class SeedStored(Result):
     memory: dict[str, Any]
 
 
-class DirectStore(Input):
-    """Seed 004's DirectMemoryRequest, field for field."""
-
+class DirectRequest(Input):
     user_id: UserId
     content: Annotated[Text, Field(min_length=1, max_length=MAX_CONTENT)]
     layer: Literal["short-term", "semantic", "long-term"] = "semantic"  # core/direct.py LAYERS
@@ -77,16 +74,10 @@ class DirectStore(Input):
     persona_tags: Annotated[list[Annotated[Text, Field(max_length=MAX_TITLE)]],
                             Field(max_length=MAX_TAGS)] = Field(default_factory=list)
     metadata: dict[str, Any] | None = None
-    event_timestamp: datetime | None = None
-    location: Short | None = None
-    participants: Annotated[list[Short] | None, Field(max_length=100)] = None
-    event_type: Short | None = None
-    emotional_state: Short | None = None
-    valence: Annotated[float | None, Field(ge=-1.0, le=1.0)] = None
-    arousal: Unit | None = None
-    trigger_event: Short | None = None
-    skill_name: Short | None = None
-    proficiency_level: Short | None = None
+
+
+class DirectStore(TypedFields, DirectRequest):
+    """Seed 004's DirectMemoryRequest, field for field: its own fields, then the typed ones."""
 
 
 class DirectStored(Result):
