@@ -8,6 +8,7 @@ import os
 import pytest
 
 from memory_curator.core.conflicts.names import copy_name
+from memory_curator.core.errors import ValidationError
 
 COPIES = {
     "Syncthing": "{stem}.sync-conflict-20261123-082800-ABCDEFG.md",
@@ -54,6 +55,17 @@ def test_keep_ours_trashes_the_copy_and_undo_brings_it_back(svc):
     assert any(p.name.startswith("2") and "sync-conflict" in p.name for p in (svc.vault.root / ".trash").rglob("*"))
     svc.conflicts.undo(res)
     assert (svc.vault.root / copy_rel).exists() and [c.copy_path for c in svc.conflicts.list()] == [copy_rel]
+
+
+def test_undo_never_loses_an_edit_made_after_the_resolution(svc):
+    item = svc.save("Deploys go out on Tuesdays.", title="Deploy day")
+    rel, copy_rel = _copy(svc, item, COPIES["Dropbox"], ("Tuesdays", "Thursdays"))
+    svc.sync()
+    res = svc.conflicts.resolve(item.id, "ours")
+    svc.update(item.id, content="Deploys go out on Mondays now.")
+    with pytest.raises(ValidationError, match="changed since"):
+        svc.conflicts.undo(res)
+    assert svc.get(item.id).content == "Deploys go out on Mondays now." and not (svc.vault.root / copy_rel).exists()
 
 
 def test_keep_theirs_puts_the_copy_in_the_memory_file(svc):

@@ -61,6 +61,7 @@ class Resolution:
     new_id: str | None = None  # keep both: the other version's new memory
     new_path: str | None = None
     note: str = ""
+    written: str = ""  # the clean file's text: undo refuses when the file has changed since (it would lose that)
 
     def as_dict(self) -> dict[str, Any]:
         return {"id": self.memory_id, "choice": self.choice, "path": self.path, "new_id": self.new_id,

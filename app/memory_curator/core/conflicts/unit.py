@@ -47,6 +47,9 @@ def is_conflict(problem: VaultProblem) -> bool:
 class Conflicts:
     def __init__(self, memories: Memories):
         self._m = memories
+        # Conflicts ``settle`` found to need a person, by key -> their files' (mtime, size): not tried again
+        # (a git subprocess and two reads each) until a file changes.
+        self._needs_person: dict[str, tuple] = {}
 
     # -- finding --------------------------------------------------------------------------------------
 
@@ -163,15 +166,20 @@ class Conflicts:
         done = []
         for c in self.list():
             try:
+                stamp = tuple(self._m.vault.stat(rel) for rel in (c.path, c.copy_path) if rel)
+                if self._needs_person.get(c.key) == stamp:
+                    continue
                 with self._m.writing():
                     sides = self.sides(c.key)
                     if not sides.automatic:
+                        self._needs_person[c.key] = stamp
                         continue
                     note = (f'Merged the sync conflict of "{c.title}" ({c.tool}) without asking: '
                             f"{sides.merge.describe()}.")  # type: ignore[union-attr]
                     done.append(self._apply(sides, sides.proposal, "automatic", note, None))
             except CuratorError as exc:  # one conflict that cannot be merged never stops the vault
-                log.warning("Could not merge the sync conflict of %s: %s", c.path, exc)
+                if getattr(exc, "code", "") != "NOT_IN_CONFLICT":  # else another process merged it just now
+                    log.warning("Could not merge the sync conflict of %s: %s", c.path, exc)
         if done:
             self._m.commit_history(force=True)
         return done
@@ -229,7 +237,7 @@ class Conflicts:
                                        file_path=None)])[0]
         m.history.notes.append(note)
         new_path = m.store.file_info(new.id).file_path if new is not None else None  # type: ignore[union-attr]
-        return Resolution(c.memory_id, choice, c.path, tuple(trashed), new.id if new else None, new_path, note)
+        return Resolution(c.memory_id, choice, c.path, tuple(trashed), new.id if new else None, new_path, note, text)
 
     def _put_back(self, trashed: list[tuple[str, str]]) -> None:
         vault = self._m.vault
@@ -245,6 +253,13 @@ class Conflicts:
         """Take a resolution back: the files it replaced return from the trash, the ones it wrote go."""
         m = self._m
         with m.writing():
+            try:
+                now = m.vault.read_text(res.path)
+            except StorageError:
+                now = None
+            if now is not None and now != res.written:
+                raise ValidationError(f"{res.path} has changed since the conflict was resolved: taking the "
+                                      "resolution back would lose that change.", code="CHANGED_SINCE")
             info = m.store.file_info(res.new_id) if res.new_id is not None else None
             if info is not None:  # keep both's new memory was never anything but this resolution: it goes
                 m.vault.delete_file(info.file_path)
