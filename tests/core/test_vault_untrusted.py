@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from memory_curator.core.errors import StorageError, ValidationError
+from memory_curator.core.ingest.notes import ROOT_CATEGORY, folder_category
 from memory_curator.core.service import MemoryService
 from memory_curator.core.vault.slug import validate_category
 from memory_curator.core.vault.staging import StagedFiles
@@ -256,3 +257,107 @@ def test_save_batch_is_all_or_nothing_when_a_write_fails(svc, vault_dir):
     with pytest.raises(StorageError):
         svc.save_batch([{"content": "first"}, {"content": "second", "category": "blocked"}, {"content": "third"}])
     assert svc.count() == 0 and list((vault_dir / "context").glob("*.md")) == []
+
+
+# -- the vault's other files, and folders to import: found by tests/fuzz/test_vault_fuzz.py -------------------
+
+def _open_elsewhere(vault: Path) -> subprocess.CompletedProcess:
+    """Open, list and read problems in another process: a hang or a crash fails the test, not the run."""
+    code = ("import sys\nfrom memory_curator.core.service import MemoryService\n"
+            "svc = MemoryService.open(sys.argv[1], embedder='none')\n"
+            "print(len(svc.list_memories()), sorted(p.path for p in svc.problems()))\nsvc.close()\n")
+    return subprocess.run([sys.executable, "-c", code, str(vault)], capture_output=True, text=True, timeout=120,
+                          env={**os.environ, "OLLAMA_HOST": "http://127.0.0.1:9"})
+
+
+@posix_only
+@pytest.mark.parametrize("what", ["fifo", "zero", "deep", "bad_dim"])
+def test_a_hostile_vault_json_never_stops_the_vault(tmp_path, what):
+    """A FIFO named .memory-curator/vault.json blocked open for ever; /dev/zero read without end."""
+    vault = tmp_path / "vault"
+    _vault_with(vault, {"context/fine.md": "a fine memory"})
+    settings = vault / ".memory-curator" / "vault.json"
+    settings.parent.mkdir()
+    if what == "fifo":
+        os.mkfifo(settings)
+    elif what == "zero":
+        os.symlink("/dev/zero", settings)
+    elif what == "deep":
+        settings.write_text('{"a": ' * 100_000)
+    else:
+        settings.write_text('{"embedding": {"provider": "ollama", "model": "m", "dim": "huge"}}')
+    done = _open_elsewhere(vault)
+    assert done.returncode == 0 and done.stdout.startswith("1 "), done.stderr[-2000:]
+
+
+@posix_only
+@pytest.mark.parametrize("what, reason", [
+    ("fifo", "not a file"), ("zero", "link"), ("outside", "link"),
+    ("laughs", "expands to more than"), ("deep", "nested more than"),
+])  # fmt: skip
+def test_a_hostile_entities_yaml_is_reported_and_never_read_through(tmp_path, config, what, reason):
+    """entities.yaml was read with yaml.safe_load after a stat that followed links: a FIFO hung open, a link to
+    /dev/zero read without end, a billion laughs expanded, and a link's target outside was read."""
+    vault = tmp_path / "vault"
+    _vault_with(vault, {"context/fine.md": "a fine memory"})
+    target = vault / "entities.yaml"
+    outside = tmp_path / "outside.yaml"
+    outside.write_text("entities:\n  Secret: [outside]\n")
+    if what == "fifo":
+        os.mkfifo(target)
+    elif what in ("zero", "outside"):
+        os.symlink("/dev/zero" if what == "zero" else outside, target)
+    elif what == "laughs":
+        target.write_text("a0: &a0 [x, x, x, x, x, x, x, x, x, x]\n" + "".join(
+            f"a{i}: &a{i} [{', '.join([f'*a{i - 1}'] * 10)}]\n" for i in range(1, 9)))
+    else:
+        target.write_text("entities: " + "[" * 5000 + "]" * 5000 + "\n")
+    done = _open_elsewhere(vault)
+    assert done.returncode == 0 and done.stdout.startswith("1 "), done.stderr[-2000:]
+    with MemoryService.open(vault, embedder="none", config=config) as svc:
+        assert reason in {p.path: p.reason for p in svc.problems()}["entities.yaml"]
+        assert svc.graph.entity("Secret") is None
+    assert outside.read_text() == "entities:\n  Secret: [outside]\n"
+
+
+@posix_only
+def test_a_linked_gitignore_is_never_written_through(tmp_path, config):
+    """History appended the index's lines to .gitignore through a link: to a file outside the vault."""
+    vault = tmp_path / "vault"
+    vault.mkdir()
+    outside = tmp_path / "bashrc"
+    outside.write_text("export KEEP=1\n")
+    os.symlink(outside, vault / ".gitignore")
+    subprocess.run(["git", "init", "-q"], cwd=vault, check=True)
+    with MemoryService.open(vault, embedder="none", config=config) as svc:
+        svc.save("Something worth a commit")
+        svc.commit_history(force=True)
+    assert outside.read_text() == "export KEEP=1\n"
+    assert os.path.islink(vault / ".gitignore")
+    assert "index.db" in (vault / ".git" / "info" / "exclude").read_text()
+
+
+@posix_only
+def test_importing_a_folder_never_follows_its_links_nor_blocks_on_a_fifo(svc, tmp_path):
+    """A folder to import (a notes repository from someone else) linked notes.md -> a file outside: it was
+    imported into the vault, and from there served to every LLM client. A FIFO blocked the import."""
+    source = tmp_path / "source"
+    source.mkdir()
+    secret = tmp_path / "id_rsa"
+    secret.write_text("PRIVATE KEY of the user")
+    os.symlink(secret, source / "notes.md")
+    os.mkfifo(source / "pipe.md")
+    (source / "real.md").write_text("# Real\n\nA real note to import.")
+    report = svc.import_paths([source])
+    assert [m.title for m in svc.list_memories()] == ["Real"]
+    reasons = {Path(f.path).name: f.error for f in report.files}
+    assert "is a link" in reasons["notes.md"] and "not a file" in reasons["pipe.md"]
+    svc.sources.import_items(source, format="obsidian")
+    assert svc.search("PRIVATE", mode="keyword") == []
+
+
+@pytest.mark.parametrize("folder", ["com1", "lpt9", "con", "aux"])
+def test_an_imported_folder_named_like_a_windows_device_is_not_a_category(folder):
+    """#18.11: Obsidian import took com1/ and lpt1/ as categories (only con, prn, aux and nul were refused)."""
+    assert folder_category(f"{folder}/note.md") == ROOT_CATEGORY
+    assert folder_category(f"{folder.upper()}/note.md") == ROOT_CATEGORY

@@ -18,6 +18,7 @@ from pathlib import Path
 from memory_curator.core.conflicts import markers
 from memory_curator.core.errors import StorageError, ValidationError
 from memory_curator.core.vault.codec import split_frontmatter
+from memory_curator.core.vault.files import atomic_write_text, read_regular
 from memory_curator.core.vault.store import INDEX_NAME, TRASH_DIR
 
 AUTHOR = ("Memory Curator", "memory-curator@localhost")
@@ -66,11 +67,20 @@ class GitHistory:
     def _ensure_ignored(self) -> None:
         """Vaults made before .gitignore listed the index get the lines added: the index is never committed."""
         gitignore = self.root / ".gitignore"
-        text = gitignore.read_text(encoding="utf-8") if gitignore.exists() else ""
+        try:
+            text = read_regular(gitignore, 1024 * 1024).decode("utf-8", errors="replace")
+        except FileNotFoundError:
+            text = ""
+        except OSError:  # a link (never written through), a FIFO, a device: the repository's own list instead
+            gitignore = self.root / ".git" / "info" / "exclude"
+            try:
+                text = read_regular(gitignore, 1024 * 1024).decode("utf-8", errors="replace")
+            except OSError:
+                text = ""
         missing = [p for p in _IGNORED if p not in text.splitlines()]
         if missing:
             sep = "" if not text or text.endswith("\n") else "\n"
-            gitignore.write_text(text + sep + "\n".join(missing) + "\n", encoding="utf-8")
+            atomic_write_text(gitignore, text + sep + "\n".join(missing) + "\n")
 
     def commit_pending(self) -> str | None:
         """Commit every change in the vault since the last commit. Returns the commit id, None if nothing

@@ -26,7 +26,8 @@ from typing import Any
 import yaml
 
 from memory_curator.core.graph.extract import fold
-from memory_curator.core.vault.files import atomic_write_text
+from memory_curator.core.vault.files import atomic_write_text, read_regular
+from memory_curator.core.vault.yaml_handler import HANDLER, FrontmatterError
 
 FILE_NAME = "entities.yaml"
 MAX_BYTES = 5 * 1024 * 1024
@@ -152,10 +153,10 @@ class Corrections:
 def parse(text: str) -> tuple[Corrections, list[str]]:
     """Corrections from the file's text, and what in it was skipped. Raises CorrectionsError when the file as a
     whole cannot be read (broken YAML, not a mapping)."""
-    try:
-        data = yaml.safe_load(text) if text.strip() else {}
-    except yaml.YAMLError as exc:
-        raise CorrectionsError(f"is not valid YAML ({str(exc).splitlines()[0]})") from None
+    try:  # the vault's YAML loader: its limits on size, nesting and aliases hold here too (billion laughs)
+        data = HANDLER.load(text, max_bytes=MAX_BYTES) if text.strip() else {}
+    except FrontmatterError as exc:
+        raise CorrectionsError(str(exc).replace("frontmatter ", "", 1)) from None
     if data is None:
         data = {}
     if not isinstance(data, dict):
@@ -206,7 +207,7 @@ class CorrectionsFile:
 
     def load(self) -> Corrections:
         try:
-            st = self.path.stat()
+            st = self.path.lstat()  # a link is reported below, never followed
         except OSError:
             self._stamp, self._value, self.problem, self._unreadable = None, Corrections(), None, False
             return self._value
@@ -217,7 +218,7 @@ class CorrectionsFile:
         try:
             if st.st_size > MAX_BYTES:
                 raise CorrectionsError(f"is larger than {MAX_BYTES // (1024 * 1024)} MiB")
-            text = self.path.read_bytes().decode("utf-8")
+            text = read_regular(self.path, MAX_BYTES).decode("utf-8")
             self._value, skipped = parse(text)
             self.problem = f"entries skipped: {', '.join(skipped[:5])}" if skipped else None
             self._unreadable = False

@@ -38,6 +38,7 @@ MAX_PDF_BYTES = 200 * 1024 * 1024
 MAX_JSON_BYTES = 512 * 1024 * 1024
 MAX_IMAGE_BYTES = 100 * 1024 * 1024
 DOCUMENT = "document"  # _parse's mode for a document file (reimport.import_document saves it)
+LINK = "link"  # a link found in a folder: reported, never followed
 
 
 def collect(paths: Iterable[str | os.PathLike]) -> list[tuple[Path, str | None]]:
@@ -58,8 +59,14 @@ def collect(paths: Iterable[str | os.PathLike]) -> list[tuple[Path, str | None]]
             for dirpath, dirnames, filenames in os.walk(path):
                 dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
                 for name in sorted(filenames):
-                    if not name.startswith("."):
-                        add(Path(dirpath) / name, KINDS.get(Path(name).suffix.lower()))
+                    if name.startswith("."):
+                        continue
+                    found = Path(dirpath) / name
+                    # A link in a folder is not followed: a folder from someone else could link to your keys.
+                    if found.is_symlink():
+                        out.append((found, LINK))
+                    else:
+                        add(found, KINDS.get(Path(name).suffix.lower()))
         else:
             # A file named explicitly is tried even with an unknown suffix: its content decides.
             add(path, KINDS.get(path.suffix.lower(), "text"))
@@ -89,6 +96,9 @@ def import_paths(paths: Sequence[str | os.PathLike], *, target: Target, category
             if kind is None:
                 result.status = SKIPPED
                 result.error = f"not a file type that can be imported ({path.suffix or 'no suffix'})"
+            elif kind == LINK:
+                result.status = SKIPPED
+                result.error = "is a link: links in a folder are not followed; import the file it points to by name"
             elif vault_root is not None and path.is_relative_to(vault_root):
                 result.status = SKIPPED
                 result.error = "is inside this vault already"

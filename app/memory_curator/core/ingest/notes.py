@@ -38,6 +38,8 @@ from memory_curator.core.ingest.external import (
 from memory_curator.core.ingest.reading import decode_text, read_bytes
 from memory_curator.core.ingest.report import ImportFileError
 from memory_curator.core.vault.codec import FORMAT_KEYS, FrontmatterError, split_frontmatter
+from memory_curator.core.vault.files import read_regular
+from memory_curator.core.vault.slug import WINDOWS_DEVICES
 
 MAX_NOTE_BYTES = 10 * 1024 * 1024
 ROOT_CATEGORY = "notes"
@@ -71,7 +73,7 @@ def notes_format(path: Path) -> str | None:
 def _sample(root: Path):
     for file in _notes(root):
         try:
-            yield file, file.read_text(encoding="utf-8", errors="replace")[:4096]
+            yield file, read_regular(file, 4096)[:4096].decode("utf-8", errors="replace")
         except OSError:
             continue
 
@@ -160,7 +162,7 @@ def folder_category(rel: str) -> str:
     if "/" not in rel:
         return ROOT_CATEGORY
     name = _NOT_CATEGORY.sub("-", rel.split("/", 1)[0].lower()).strip("-_")[:64]
-    return name if _CATEGORY.match(name) and name not in {"con", "prn", "aux", "nul"} else ROOT_CATEGORY
+    return name if _CATEGORY.match(name) and name not in WINDOWS_DEVICES else ROOT_CATEGORY
 
 
 def _memory(fmt: str, path: str, item: SourceItem, options: ImportOptions) -> dict[str, Any]:

@@ -6,6 +6,7 @@ import re
 from pathlib import Path
 
 from memory_curator.core.ingest.report import ImportFileError
+from memory_curator.core.vault.files import NotAFile, read_regular
 
 # Signatures of common binary formats, so a PNG renamed to .md is refused with a clear reason.
 _MAGIC = {
@@ -27,6 +28,8 @@ def mib(n: int) -> str:
 
 
 def read_bytes(path: Path, max_bytes: int) -> bytes:
+    """A file named to import (a link is followed: the user chose it); a FIFO or a device is refused, never
+    read (it would block, or never end)."""
     try:
         size = path.stat().st_size
         if size > max_bytes:
@@ -34,9 +37,13 @@ def read_bytes(path: Path, max_bytes: int) -> bytes:
                 f"is too large ({mib(size)}; the limit for this kind of file is {mib(max_bytes)}): split it and "
                 "import the parts"
             )
-        data = path.read_bytes()
+        data = read_regular(path, max_bytes, follow_links=True)
+    except NotAFile as exc:
+        raise ImportFileError(exc.strerror) from None
     except OSError as exc:
         raise ImportFileError(f"cannot be read ({exc.strerror or exc})") from exc
+    if len(data) > max_bytes:  # it grew since stat
+        raise ImportFileError(f"is too large (the limit for this kind of file is {mib(max_bytes)})")
     if not data.strip():
         raise ImportFileError("is empty: there is nothing to import")
     return data

@@ -9,6 +9,7 @@ from __future__ import annotations
 import errno
 import os
 import shutil
+import stat
 import tempfile
 from pathlib import Path
 
@@ -31,6 +32,34 @@ def storage_error(path: Path | str, exc: OSError, doing: str = "write") -> Stora
     err = StorageError(f"Could not {doing} {path}: {why}.")
     err.__cause__ = exc
     return err
+
+
+_READ_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
+_NO_FOLLOW = getattr(os, "O_NOFOLLOW", 0)
+
+
+class NotAFile(OSError):
+    """What was to be read is a link (not followed), a folder, a pipe, a device or a socket."""
+
+
+def read_regular(path: Path | str, max_bytes: int, *, follow_links: bool = False) -> bytes:
+    """The bytes of the regular file at ``path``, at most ``max_bytes + 1`` (so a caller can tell it is larger).
+
+    Never blocks and never reads without end: a FIFO, ``/dev/zero`` or a link to either (a vault or a folder
+    to import may come from someone else, by git) raises ``NotAFile``, an ``OSError`` with a reason to show.
+    A link is not followed unless ``follow_links``."""
+    if not follow_links and (not _NO_FOLLOW and os.path.islink(path)):
+        raise NotAFile(errno.ELOOP, "is a link: links are not followed", str(path))
+    try:
+        fd = os.open(path, _READ_FLAGS | (0 if follow_links else _NO_FOLLOW))
+    except OSError as exc:
+        if not follow_links and exc.errno in (errno.ELOOP, errno.EMLINK):
+            raise NotAFile(exc.errno, "is a link: links are not followed", str(path)) from None
+        raise
+    with os.fdopen(fd, "rb") as fh:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise NotAFile(errno.EINVAL, "is not a file (a folder, device, pipe or socket)", str(path))
+        return fh.read(max_bytes + 1)
 
 
 def make_folder(folder: Path) -> None:

@@ -10,9 +10,10 @@ import json
 from pathlib import Path
 
 from memory_curator.core.embed.base import EmbedderSpec
-from memory_curator.core.vault.files import atomic_write_text
+from memory_curator.core.vault.files import atomic_write_text, read_regular
 
 FORMAT_VERSION = 1
+MAX_BYTES = 1024 * 1024  # a few hundred bytes are written here
 
 
 class VaultSettings:
@@ -21,8 +22,9 @@ class VaultSettings:
 
     def _read(self) -> dict:
         try:
-            data = json.loads(self.path.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
+            # The vault's own file, yet it may arrive by git: a link, a FIFO or /dev/zero is not read.
+            data = json.loads(read_regular(self.path, MAX_BYTES)[:MAX_BYTES].decode("utf-8"))
+        except (OSError, ValueError, RecursionError):  # RecursionError: '[' nested 100,000 deep
             return {}
         return data if isinstance(data, dict) else {}
 
@@ -30,7 +32,9 @@ class VaultSettings:
         emb = self._read().get("embedding")
         if not isinstance(emb, dict) or not emb.get("provider") or not emb.get("model"):
             return None
-        return EmbedderSpec(str(emb["provider"]), str(emb["model"]), emb.get("dim"))
+        dim = emb.get("dim")
+        dim = dim if isinstance(dim, int) and not isinstance(dim, bool) and 0 < dim <= 65_536 else None
+        return EmbedderSpec(str(emb["provider"]), str(emb["model"]), dim)
 
     def set_embedding(self, spec: EmbedderSpec | None) -> None:
         data = self._read()

@@ -15,14 +15,14 @@ MAX_SLUG_CHARS = 60
 _NOT_WORD = re.compile(r"[^\w]+", re.UNICODE)
 _CATEGORY = re.compile(r"^[a-z0-9][a-z0-9_-]{0,63}$")
 # Names Windows refuses whatever the extension.
-_RESERVED = {"con", "prn", "aux", "nul", *(f"com{i}" for i in range(10)), *(f"lpt{i}" for i in range(10))}
+WINDOWS_DEVICES = {"con", "prn", "aux", "nul", *(f"com{i}" for i in range(10)), *(f"lpt{i}" for i in range(10))}
 
 
 def slugify(title: str, fallback: str = "memory") -> str:
     text = unicodedata.normalize("NFKC", title).lower()
     text = _NOT_WORD.sub("_", text).strip("_")
     text = text[:MAX_SLUG_CHARS].rstrip("_")
-    if not text or text in _RESERVED:
+    if not text or text in WINDOWS_DEVICES:
         return fallback
     return text
 
@@ -33,7 +33,7 @@ def validate_category(category: str) -> str:
         raise ValidationError(f"Category must be text such as 'decisions' (got {type(category).__name__}).",
                               field="category", code="WRONG_TYPE")
     value = (category or "").strip().lower()
-    if value in _RESERVED:  # a folder Windows cannot create: the vault could not be checked out there
+    if value in WINDOWS_DEVICES:  # a folder Windows cannot create: the vault could not be checked out there
         raise ValidationError(
             f"Category {category!r} is a name Windows keeps for a device: choose another (for example "
             f"'{value}-notes').",

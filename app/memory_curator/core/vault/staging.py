@@ -18,7 +18,13 @@ from collections.abc import Callable
 from pathlib import Path
 
 from memory_curator.core.errors import StorageError
-from memory_curator.core.vault.files import candidates, make_folder, move_exclusive, storage_error
+from memory_curator.core.vault.files import (
+    candidates,
+    make_folder,
+    move_exclusive,
+    read_regular,
+    storage_error,
+)
 
 log = logging.getLogger(__name__)
 
@@ -86,8 +92,8 @@ def recover(state_dir: Path, checked: Checked) -> int:
     placed = 0
     for batch in sorted(folder.iterdir()):
         try:
-            targets = json.loads((batch / _COMMIT).read_text(encoding="utf-8"))
-        except (OSError, ValueError):
+            targets = json.loads(read_regular(batch / _COMMIT, 16 * 1024 * 1024).decode("utf-8"))
+        except (OSError, ValueError, RecursionError):
             targets = None  # no record: the batch never happened
         if isinstance(targets, list):
             for i, rel in enumerate(targets):

@@ -44,9 +44,9 @@ class TooComplex(ValueError):
     """The block is over a limit; ``str()`` says which, in words fit for Vault health."""
 
 
-def check_text(block: str) -> None:
-    if len(block) > MAX_BYTES or len(block.encode("utf-8", "surrogatepass")) > MAX_BYTES:
-        raise TooComplex(f"frontmatter is larger than {MAX_BYTES // 1024} KB")
+def check_text(block: str, max_bytes: int = MAX_BYTES) -> None:
+    if len(block) > max_bytes or len(block.encode("utf-8", "surrogatepass")) > max_bytes:
+        raise TooComplex(f"frontmatter is larger than {max_bytes // 1024} KB")
     if _cheap_depth_bound(block) <= MAX_DEPTH:
         return
     if _scanned_depth(block) > MAX_DEPTH:

@@ -83,11 +83,12 @@ class VaultYAMLHandler(YAMLHandler):
         except ValueError:
             raise FrontmatterError("frontmatter starts with '---' but is never closed") from None
 
-    def load(self, fm: str, **kwargs: object) -> dict[str, Any]:
+    def load(self, fm: str, max_bytes: int = yaml_bounds.MAX_BYTES, **kwargs: object) -> dict[str, Any]:
+        """``max_bytes``: a larger bound for the vault's other YAML (``entities.yaml``)."""
         if not fm.strip():
             return {}
         try:
-            yaml_bounds.check_text(fm)
+            yaml_bounds.check_text(fm, max_bytes)
         except yaml_bounds.TooComplex as exc:
             raise FrontmatterError(str(exc)) from None
         fast = plain_yaml.load(fm)
@@ -102,6 +103,8 @@ class VaultYAMLHandler(YAMLHandler):
             raise FrontmatterError(f"frontmatter is not valid YAML{where}" + (f": {problem}" if problem else "")) from None
         except RecursionError:  # the pure-Python loader, where libyaml is missing
             raise FrontmatterError(f"frontmatter is nested more than {yaml_bounds.MAX_DEPTH} levels deep") from None
+        if meta is None:  # only comments: nothing set
+            return {}
         if not isinstance(meta, dict):
             raise FrontmatterError("frontmatter is not a mapping of keys to values")
         if "*" in fm:  # aliases are shared when loaded; whatever walks the value expands them
