@@ -361,3 +361,35 @@ def test_an_imported_folder_named_like_a_windows_device_is_not_a_category(folder
     """#18.11: Obsidian import took com1/ and lpt1/ as categories (only con, prn, aux and nul were refused)."""
     assert folder_category(f"{folder}/note.md") == ROOT_CATEGORY
     assert folder_category(f"{folder.upper()}/note.md") == ROOT_CATEGORY
+
+
+@posix_only
+def test_a_file_named_in_bytes_that_are_not_utf8_is_reported_not_fatal(tmp_path, config):
+    """A file named b'\\xff\\xfe.md' (from another system, by git or a zip) stopped open: its path has no UTF-8
+    for the id, the index or JSON (UnicodeEncodeError). Import of such a folder failed the same way."""
+    vault = tmp_path / "vault"
+    _vault_with(vault, {"context/fine.md": "a fine memory"})
+    for folder in (b"context", b"caf\xe9"):
+        os.makedirs(os.path.join(os.fsencode(vault), folder), exist_ok=True)
+        with open(os.path.join(os.fsencode(vault), folder, b"\xff\xfe.md"), "wb") as fh:
+            fh.write(b"---\ntitle: bytes\n---\nbody")
+    with MemoryService.open(vault, embedder="none", config=config) as svc:
+        assert [m.title for m in svc.list_memories()] == ["a fine memory"]
+        reasons = {p.path: p.reason for p in svc.problems()}
+        assert "not UTF-8" in reasons["context/\ufffd\ufffd.md"] and "not UTF-8" in reasons["caf\ufffd"]
+        assert {p.path for p in svc.health().unreadable} >= {"context/\ufffd\ufffd.md", "caf\ufffd"}
+        svc.sources.import_items(vault, format="obsidian")
+        assert svc.sources.preview(vault, format="obsidian") is not None
+
+
+@pytest.mark.parametrize("folder", ["con", "ünïcödé", "a b", "-rf", "COM1"])
+def test_a_memory_in_a_folder_that_is_no_category_name_survives_a_rewrite(svc, vault_dir, folder):
+    """An adopted file in con/ took 'con' as its category; pin wrote 'category: con' into it, which no longer
+    reads back: the memory vanished from the vault at the next sync."""
+    _vault_with(vault_dir, {f"{folder}/note.md": "---\nid: n\n---\na note in an odd folder"})
+    svc.sync()
+    assert svc.get("n").category == "context"
+    svc.pin("n")
+    svc.sync()
+    assert svc.get("n").pinned and svc.get("n").file_path.endswith(f"{folder}/note.md")
+    assert svc.problems() == []

@@ -388,7 +388,7 @@ class MemoryService:
                                     category)
 
     def problems(self) -> list[model.VaultProblem]:
-        return self.store.problems() + self.graph.problems()
+        return self.store.problems() + self.graph.problems() + self.vault.name_problems()
 
     def health(self, limit: int = 500) -> health.VaultHealth:
         """Unreadable files (with reasons), memories without embeddings, and index rows without files."""

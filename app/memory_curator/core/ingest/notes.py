@@ -95,6 +95,10 @@ def read_notes(path: Path, fmt: str) -> Source:
     problems: list[dict[str, str]] = []
     for file in _notes(path):
         rel = file.relative_to(path).as_posix()
+        if rel != rel.encode("utf-8", "surrogateescape").decode("utf-8", "replace"):  # bytes from another system
+            problems.append({"where": rel.encode("utf-8", "surrogateescape").decode("utf-8", "replace"),
+                             "reason": "is named in bytes that are not UTF-8: rename it to import it"})
+            continue
         try:
             text, _ = decode_text(read_bytes(file, MAX_NOTE_BYTES))
             meta, body = split_frontmatter(text)

@@ -11,8 +11,8 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from memory_curator.core.conflicts import markers
-from memory_curator.core.errors import ConflictedFile, StorageError, VaultFileError
-from memory_curator.core.model import MemoryItem
+from memory_curator.core.errors import ConflictedFile, StorageError, ValidationError, VaultFileError
+from memory_curator.core.model import MemoryItem, VaultProblem
 from memory_curator.core.vault.codec import FrontmatterError, adopted_id, decode_memory, encode_memory
 from memory_curator.core.vault.files import (
     TMP_PREFIX,
@@ -22,7 +22,7 @@ from memory_curator.core.vault.files import (
     move_exclusive,
     storage_error,
 )
-from memory_curator.core.vault.slug import slugify
+from memory_curator.core.vault.slug import slugify, validate_category
 from memory_curator.core.vault.staging import StagedFiles, recover
 
 TRASH_DIR = ".trash"
@@ -47,6 +47,8 @@ class Vault:
     def __init__(self, root: Path):
         self.root = Path(root).expanduser().resolve()
         self.leftovers: list[str] = []  # temp files of writes killed midway, seen by the last scan
+        # Files and folders whose names are not UTF-8 (bytes from another system): skipped, reported by name
+        self.unnamed: dict[str, str] = {}
 
     # -- layout ---------------------------------------------------------------------------------------
 
@@ -86,8 +88,14 @@ class Vault:
         return Path(path).relative_to(self.root).as_posix()
 
     def folder_category(self, rel: str) -> str:
-        """The category of a file without a ``category`` key: its top folder's name."""
-        return rel.split("/")[0].lower() if "/" in rel else "context"
+        """The category of a file without a ``category`` key: its top folder's name when that is a category
+        name ('Notes' is 'notes'); else 'context' (a rewrite writes the category key, which must read back)."""
+        if "/" not in rel:
+            return "context"
+        try:
+            return validate_category(rel.split("/")[0])
+        except ValidationError:  # 'ünïcödé', 'a b', 'con': the file stays there, its category is context
+            return "context"
 
     def checked(self, rel: str) -> Path:
         """The path of ``rel`` when every folder on the way is a real folder of the vault: writing, moving or
@@ -290,6 +298,7 @@ class Vault:
         (os.path.relpath was two thirds of its cost) and stats through ``scandir`` entries."""
         stack = [(f"{folder}/", str(self.root / folder)) if folder else ("", str(self.root))]
         leftovers = []
+        unnamed = {} if not folder else {k: v for k, v in self.unnamed.items() if not k.startswith(f"{folder}/")}
         while stack:
             prefix, folder = stack.pop()
             try:
@@ -299,6 +308,11 @@ class Vault:
             with entries:
                 for entry in entries:
                     name = entry.name
+                    if not _utf8(name):  # no id, no index row, no JSON can hold it: report it, skip it
+                        shown = (prefix + name).encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+                        unnamed[shown] = ("is named in bytes that are not UTF-8: rename it (its content is not "
+                                          "read until then)")
+                        continue
                     if name.startswith("."):
                         if prefix and name.startswith(TMP_PREFIX) and name.endswith(TMP_SUFFIX):
                             leftovers.append(prefix + name)
@@ -315,6 +329,11 @@ class Vault:
                         continue
                     yield FileStat(prefix + name, st.st_mtime_ns, st.st_size)
         self.leftovers = leftovers
+        self.unnamed = unnamed
+
+    def name_problems(self) -> list[VaultProblem]:
+        """What the last scan skipped for its name (see ``scan``)."""
+        return [VaultProblem(path, reason) for path, reason in sorted(self.unnamed.items())]
 
     def stat(self, rel: str) -> FileStat | None:
         """None when the file is gone. Any other failure (a folder without permission, an I/O error) raises:
@@ -348,6 +367,14 @@ class Vault:
             return
         for folder, dirs, files in os.walk(self.trash_root, followlinks=False):
             dirs[:] = [d for d in dirs if not os.path.islink(os.path.join(folder, d))]
-            found.extend(os.path.join(folder, f) for f in files if f.endswith(".md"))
+            found.extend(os.path.join(folder, f) for f in files if f.endswith(".md") and _utf8(f) and _utf8(folder))
         for path in sorted(found):
             yield self.rel(Path(path))
+
+
+def _utf8(name: str) -> bool:
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
