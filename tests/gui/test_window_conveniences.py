@@ -104,6 +104,17 @@ def test_the_tour_opens_at_the_first_start_and_not_after_it_was_skipped(qtbot, g
     again.close()
 
 
+def test_each_tour_card_shows_its_whole_text_inside_the_window(harness, vault_dir, seeded):
+    w = harness.open(vault_dir)
+    tour = w.show_tour(force=True)
+    for step in range(3):
+        tour.go(step)
+        body = tour.body
+        assert body.height() >= body.heightForWidth(body.width()), tour.heading.text()  # no line cut off
+        assert w.rect().contains(tour.geometry()), tour.heading.text()
+    tour.finish()
+
+
 def test_every_control_has_an_accessible_name_and_tab_reaches_the_results(harness, vault_dir, seeded):
     w = harness.open(vault_dir)
     assert [f"{type(c).__name__} {c.objectName()!r}" for c in unnamed_controls(w)] == []

@@ -58,7 +58,8 @@ class Tour(QFrame):
         self.counter.setText(f"{self.index + 1} of {len(self.steps)}")
         self.back_button.setEnabled(self.index > 0)
         self.next_button.setText("Done" if self.index == len(self.steps) - 1 else "Next")
-        self.adjustSize()
+        # A wrapped label's height depends on the width: adjustSize alone leaves the text cut off.
+        self.setFixedHeight(max(self.minimumSizeHint().height(), self.heightForWidth(self.width())))
         self._place(step.target)
         self.raise_()
         self.next_button.setFocus()
@@ -70,12 +71,18 @@ class Tour(QFrame):
             self.go(self.index + 1)
 
     def _place(self, target: QWidget) -> None:
-        """Just below the target, inside the window."""
+        """Just below the target when there is room; else to its left, level with its top; else over its
+        middle. Always inside the window, never over the part it is about when it can be helped."""
         parent = self.parentWidget()
-        below = target.mapTo(parent, QPoint(0, target.height() + 6))
-        x = max(8, min(parent.width() - self.width() - 8, below.x()))
-        y = max(8, min(parent.height() - self.height() - 8, below.y()))
-        self.move(x, y)
+        top_left = target.mapTo(parent, QPoint(0, 0))
+        w, h, margin = self.width(), self.height(), 8
+        if top_left.y() + target.height() + 6 + h <= parent.height() - margin:
+            x, y = top_left.x(), top_left.y() + target.height() + 6
+        elif top_left.x() - w - margin >= margin:
+            x, y = top_left.x() - w - margin, top_left.y() + 30
+        else:
+            x, y = top_left.x() + (target.width() - w) // 2, top_left.y() + (target.height() - h) // 2
+        self.move(max(margin, min(parent.width() - w - margin, x)), max(margin, min(parent.height() - h - margin, y)))
 
     def finish(self) -> None:
         self.hide()
