@@ -37,10 +37,17 @@ def arithmetic(result: SearchResult) -> list[str]:
         lines.append(f"Graph: {e.graph_weight:.2f} × its graph score over the best = {e.graph_contribution:.4f}")
     sums = " + ".join(f"{v:.4f}" for _, v in parts)
     raw = total / e.best_possible
-    line = f"Score = ({sums}) / {e.best_possible:.2f} = {raw:.4f}"
-    if abs(raw - result.score) > 5e-4:
-        line += f", kept within 0..1: {result.score:.4f}"
+    blended = e.importance_weight > 0 and e.relevance is not None
+    name = "Relevance" if blended else "Score"
+    line = f"{name} = ({sums}) / {e.best_possible:.2f} = {raw:.4f} ({e.best_possible:.2f}: the most a hit can reach)"
+    kept = e.relevance if blended else result.score
+    if abs(raw - kept) > 5e-4:
+        line += f", kept within 0..1: {kept:.4f}"
     lines.append(line)
+    if blended:
+        w = e.importance_weight
+        lines.append(f"Score = {1 - w:.2f} × relevance {e.relevance:.4f} + {w:.2f} × importance {e.importance:.4f} "
+                     f"(the search asked to weigh importance {w:.2f}) = {result.score:.4f}")
     return lines
 
 
