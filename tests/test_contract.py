@@ -23,7 +23,7 @@ from memory_curator.core.contract.errors import parse
 from memory_curator.core.contract.operations import OPERATIONS, Http, Operation
 from memory_curator.core.errors import ValidationError
 from memory_curator.core.index.listing import ORDERS
-from memory_curator.core.lifecycle.fields import ITEM_FIELDS, TYPED_KEYS
+from memory_curator.core.lifecycle.fields import ITEM_FIELDS, TTL_FIELDS, TYPED_KEYS
 from memory_curator.core.model import MEMORY_TYPES, SEARCH_MODES, SORT_KEYS
 from memory_curator.core.service import MemoryService
 from memory_curator.core.validation import BATCH_MODES
@@ -54,7 +54,7 @@ def python_gaps(op: Operation) -> list[str]:
     for field in engine_fields(op):
         name = op.renames.get(field, field)
         # save/update take optional fields as **fields: those the engine accepts by name (lifecycle/fields.py)
-        if name not in params and not (open_kwargs and name in (*ITEM_FIELDS, *TYPED_KEYS)):
+        if name not in params and not (open_kwargs and name in (*ITEM_FIELDS, *TTL_FIELDS, *TYPED_KEYS)):
             gaps.append(f"{op.name}: MemoryService.{op.python} has no parameter {name!r}")
     return gaps
 

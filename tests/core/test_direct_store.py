@@ -55,7 +55,7 @@ def test_defaults_are_the_seeds(svc):
 
 
 @pytest.mark.parametrize("change, field, code", [
-    ({"user_id": None}, "user_id", "MISSING_FIELD"),
+    ({"user_id": "  "}, "user_id", "MISSING_FIELD"),
     ({"content": "x" * 5001}, "content", "TOO_LONG"),
     ({"layer": "mid-term"}, "layer", "INVALID_CHOICE"),
     ({"type": "guessed"}, "type", "INVALID_CHOICE"),

@@ -66,6 +66,8 @@ def _lifecycle_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--ttl", type=float, help="seconds until it expires (hidden from search, then clear-expired)")
     p.add_argument("--expires-at", help="when it expires, e.g. 2026-01-01T00:00:00Z")
     p.add_argument("--summary", help="a short summary, searched beside the text")
+    p.add_argument("--raw-ttl", type=int, help="seconds the text is kept while the summary stays (without a "
+                   "summary: until the memory expires)")
     p.add_argument("--field", action="append", default=[], metavar="KEY=VALUE",
                    help="a typed field, e.g. event_timestamp=2025-06-15T09:00:00Z, valence=0.5, skill_name=ansible "
                         "(KEY= with no value removes it on update)")
@@ -73,7 +75,7 @@ def _lifecycle_args(p: argparse.ArgumentParser) -> None:
 
 def _optional_fields(args: argparse.Namespace) -> dict:
     given = {"scope": args.scope, "actors": _keywords(args.actors), "ttl": args.ttl, "expires_at": args.expires_at,
-             "summary": args.summary}
+             "summary": args.summary, "raw_ttl": args.raw_ttl}
     fields = {k: v for k, v in given.items() if v is not None}
     for pair in args.field:
         key, sep, value = pair.partition("=")

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import json
 import uuid
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -130,6 +130,16 @@ def store(memories: Memories, values: Mapping[str, Any], *, client: str = "direc
     item = memories.write_new([direct_item(memories, values, client=client)])[0]
     info = memories.store.file_info(item.id)
     return DirectStored(item, info.file_path if info else "")
+
+
+def store_direct(svc: Any, user_id: str, content: str, *, layer: str = "semantic", type: str = "explicit",
+                 importance: float = 0.8, confidence: float = 0.9, persona_tags: Sequence[str] = (),
+                 metadata: Mapping[str, Any] | None = None, **typed: Any) -> DirectStored:
+    """``MemoryService.store_direct``: seed 004's request, field for field (its defaults, DEFAULTS), the typed
+    fields by name. ``svc`` is the service (only its ``memories`` unit is used)."""
+    values = {"user_id": user_id, "content": content, "layer": layer, "type": type, "importance": importance,
+              "confidence": confidence, "persona_tags": list(persona_tags), "metadata": metadata}
+    return store(svc.memories, {**values, **typed})
 
 
 def seed_fields(item: MemoryItem) -> dict[str, Any]:

@@ -134,9 +134,7 @@ class MemoryService:
         return self.memories.create(content, category=category, title=title, keywords=keywords,
                                     session_id=session_id, source=source, salience=salience, **fields)
 
-    def store_direct(self, **values: Any) -> direct.DirectStored:
-        """Seed 004's direct store (core/direct.py): its fields mapped onto the vault format, a ``mem_`` id."""
-        return direct.store(self.memories, values)
+    store_direct = direct.store_direct  # seed 004: its fields mapped onto the vault format, a mem_ id
 
     def save_checked(self, content: str, category: str = "context", title: str | None = None,
                      keywords: Iterable[str] | None = None, session_id: str | None = None, source: str = "user",

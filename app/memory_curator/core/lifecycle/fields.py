@@ -23,6 +23,7 @@ ITEM_FIELDS = (
     "summary", "expires_at", "raw_expires_at", "scope", "actors", "pinned", "salience_floor", *LINK_FIELDS, "provenance",
     "importance_override", "extra",
 )  # fmt: skip
+TTL_FIELDS = ("ttl", "raw_ttl")  # arguments that set an expiry from now, not fields of their own
 _SCOPE = re.compile(r"^[a-z][a-z0-9_-]{0,39}$")
 MAX_TEXT = 500
 MAX_LIST = 100
