@@ -35,15 +35,16 @@ def small_chunks(monkeypatch):
     monkeypatch.setattr(bulk_read, "HELPER_MIN_FILES", 10)
 
 
-def _rows(vault: Vault, helper: bool):
+def _rows(vault: Vault, helpers: int):
     stats = sorted(vault.scan(), key=lambda s: s.rel)
-    return [r for part in bulk_read.chunks(vault, stats, helper=helper) for r in part]
+    return [r for part in bulk_read.chunks(vault, stats, helpers=helpers) for r in part]
 
 
-def test_the_helper_reads_what_this_process_reads(filled, small_chunks):
+@pytest.mark.parametrize("helpers", [1, 2, 3])
+def test_the_helpers_read_what_this_process_reads(filled, small_chunks, helpers):
     vault = Vault(filled[0])
-    here = _rows(vault, helper=False)
-    assert _rows(vault, helper=True) == here
+    here = _rows(vault, helpers=0)
+    assert _rows(vault, helpers=helpers) == here  # in order, though each helper reads every n-th chunk
     assert {r.rel for r in here if r.row is None} == {"context/broken.md", "context/binary.md"}
     assert sum(r.row is not None for r in here) == 31  # 30 notes and the copy (ids are checked by the writer)
 
@@ -51,10 +52,10 @@ def test_the_helper_reads_what_this_process_reads(filled, small_chunks):
 @pytest.mark.parametrize("helper", ["missing", "exits at once"])
 def test_a_helper_that_fails_leaves_the_reading_here(filled, small_chunks, monkeypatch, caplog, helper):
     vault = Vault(filled[0])
-    here = _rows(vault, helper=False)
+    here = _rows(vault, helpers=0)
     executable = str(filled[0] / "no-python") if helper == "missing" else shutil.which("true")
     monkeypatch.setattr(sys, "executable", executable)
-    assert _rows(vault, helper=True) == here
+    assert _rows(vault, helpers=2) == here
     assert "reading" in caplog.text
 
 

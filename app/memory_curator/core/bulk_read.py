@@ -1,7 +1,9 @@
-"""Reading many vault files at once (a rebuild) into index rows, in a helper process when a core is free.
+"""Reading many vault files at once (a rebuild) into index rows, in helper processes when there are cores.
 
-Parsing frontmatter and preparing rows is half of a rebuild, writing SQLite the other half; a helper process
-does the first while this one does the second. The helper is ``python -m memory_curator.core.bulk_read``
+Parsing frontmatter and preparing rows (full-text stems, entity names) costs about twice what writing them to
+SQLite does, so helper processes share the reading (each takes every n-th chunk of files) while this one
+writes: on 2 cores two helpers and the writer keep both busy, where one helper left the writer waiting half
+of the time. The helper is ``python -m memory_curator.core.bulk_read``
 talking over pipes, not ``multiprocessing``: that would run the caller's main script again in the helper,
 and a library cannot ask every script that rebuilds an index for an ``if __name__ == "__main__"`` guard.
 
@@ -16,6 +18,7 @@ import os
 import pickle
 import subprocess
 import sys
+import threading
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -29,6 +32,7 @@ log = logging.getLogger(__name__)
 
 HELPER_MIN_FILES = 5000  # fewer are read before a helper process would have started
 CHUNK = 1000  # files per hand-over: the writer waits for one chunk at the start, no longer
+MAX_HELPERS = 3  # with more, the writer is what the rebuild waits for
 
 
 @dataclass(frozen=True)
@@ -59,25 +63,44 @@ def helper_wanted(n_files: int) -> bool:
     return n_files >= HELPER_MIN_FILES and (os.cpu_count() or 1) >= 2 and not getattr(sys, "frozen", False)
 
 
-def chunks(vault: Vault, stats: Sequence[FileStat], *, helper: bool | None = None) -> Iterator[list[FileRow]]:
-    """Rows of ``stats`` in order, a chunk at a time. Close the iterator (``contextlib.closing``) when
-    stopping early, so the helper process stops too."""
+def helper_count() -> int:
+    """Helper processes for a large read: as many as cores (up to MAX_HELPERS). On 2 cores that is one more
+    process than cores, on purpose: the writer spends most of its time waiting for rows."""
+    return max(1, min(MAX_HELPERS, os.cpu_count() or 1))
+
+
+def chunks(vault: Vault, stats: Sequence[FileStat], *, helpers: int | None = None) -> Iterator[list[FileRow]]:
+    """Rows of ``stats`` in order, a chunk at a time, read by ``helpers`` processes (0: in this one; None:
+    decided by the number of files and cores). Close the iterator (``contextlib.closing``) when stopping
+    early, so the helper processes stop too."""
     root = str(vault.root)
     parts = [stats[i : i + CHUNK] for i in range(0, len(stats), CHUNK)]
     done = 0  # chunks handed to the caller
-    proc = _start_helper(root, stats) if (helper_wanted(len(stats)) if helper is None else helper) else None
-    if proc is not None:
+    if helpers is None:
+        helpers = helper_count() if helper_wanted(len(stats)) else 0
+    n = min(helpers, len(parts))
+    procs: list[subprocess.Popen] = []
+    for k in range(n):  # helper k reads chunks k, k + n, k + 2n... and sends them in that order
+        proc = _start_helper(root, [st for part in parts[k::n] for st in part])
+        if proc is None:
+            break
+        procs.append(proc)
+    if len(procs) == n and procs:
         try:
             while done < len(parts):
                 try:
-                    rows = pickle.load(proc.stdout)  # type: ignore[arg-type]
+                    rows = pickle.load(procs[done % n].stdout)  # type: ignore[arg-type]
                 except Exception as exc:  # noqa: BLE001 - whatever a dying helper left half-written, read here instead
-                    log.warning("The helper process stopped (%s); reading the remaining files here.", exc or "exited")
+                    log.warning("A helper process stopped (%s); reading the remaining files here.", exc or "exited")
                     break
                 done += 1
                 yield rows
         finally:
-            _stop(proc, finished=done == len(parts))
+            for proc in procs:
+                _stop(proc, finished=done == len(parts))
+    else:
+        for proc in procs:
+            _stop(proc)
     for part in parts[done:]:
         yield read_rows(root, part)
 
@@ -91,15 +114,19 @@ def _start_helper(root: str, stats: Sequence[FileStat]) -> subprocess.Popen | No
     except OSError as exc:
         log.warning("No helper process for reading files (%s); reading them here.", exc)
         return None
+    work = (root, CHUNK, [(st.rel, st.mtime_ns, st.size) for st in stats])  # tuples pickle 5x faster
+    # Sent from a thread: the helper takes it only once its imports are done, and the next helper can start
+    # importing meanwhile. A helper that dies before taking it is noticed when its first rows do not come.
+    threading.Thread(target=_send, args=(proc, work), daemon=True, name="bulk-read-work").start()
+    return proc
+
+
+def _send(proc: subprocess.Popen, work: tuple) -> None:
     try:
         with proc.stdin:  # type: ignore[union-attr]
-            work = (root, CHUNK, [(st.rel, st.mtime_ns, st.size) for st in stats])  # tuples pickle 5x faster
             pickle.dump(work, proc.stdin, protocol=pickle.HIGHEST_PROTOCOL)  # type: ignore[arg-type]
-    except OSError as exc:  # it died before taking its work
-        log.warning("The helper process for reading files stopped (%s); reading them here.", exc)
-        _stop(proc)
-        return None
-    return proc
+    except (OSError, ValueError) as exc:  # it died (or was stopped) before taking its work
+        log.info("A helper process did not take its work (%s).", exc)
 
 
 def _stop(proc: subprocess.Popen, *, finished: bool = False) -> None:

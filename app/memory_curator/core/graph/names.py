@@ -36,6 +36,9 @@ _LATIN = "A-Za-z\u00c0-\u00d6\u00d8-\u00f6\u00f8-\u024f"
 _WORD = re.compile(f"[{_LATIN}][{_LATIN}0-9'’\\-]*")
 _TITLES = ("Dr.", "Mr.", "Mrs.", "Ms.", "Prof.", "St.", "Mt.")
 _SENTENCE_END = re.compile(r"[.!?:;。！？]\s*$|^\s*$|^\s*(?:[-*+>]|\d+[.)])\s*$")
+_UPPER = re.compile(r"[^\W\d_a-z]")  # a letter that is not a-z: upper case, accented, or of another script
+_NOT_BULLET = re.compile(r"[^ \t\-*+>0-9.)]")
+_POSSESSIVE = re.compile("['’]s$")
 _JOINERS = frozenset({"of", "the", "de", "van", "von", "der", "da", "del", "la", "le", "du", "bin", "al"})
 
 # Words that start sentences in English and Finnish but are not names (closed classes, frequent openers).
@@ -67,10 +70,6 @@ def plain(text: str) -> str:
     return _HEADING.sub(" ", text)
 
 
-def _capitalised(word: str) -> bool:
-    return word[:1].isupper()
-
-
 def _shaped(word: str) -> bool:
     """CamelCase or capitals inside the word (SQLite, FastAPI, NASA): a name wherever it stands."""
     return len(word) > 1 and any(c.isupper() for c in word[1:]) and not word.isupper() or (word.isupper() and len(word) >= 2)
@@ -79,48 +78,58 @@ def _shaped(word: str) -> bool:
 def latin_names(text: str) -> list[str]:
     """Names in English or Finnish ``text`` by the capitalisation heuristic above, in order of appearance."""
     body = plain(text)
+    if not _UPPER.search(body):
+        return []  # no capital letter, no name (most of a rebuild's lower-case prose stops here)
     matches = list(_WORD.finditer(body))
-    lower_seen = {m.group().lower() for m in matches if m.group()[:1].islower()}
-    initial: list[bool] = []
-    for m in matches:
-        before = body[max(0, m.start() - 6) : m.start()]
-        line_start = body.rfind("\n", 0, m.start()) + 1
-        starts = (bool(_SENTENCE_END.search(before)) and not before.rstrip().endswith(_TITLES)) or not body[line_start : m.start()].strip(" \t-*+>0123456789.)")
-        initial.append(starts)
+    words = [m.group() for m in matches]
+    lower_seen = {w.lower() for w in words if w[0].islower()}
+    initial: dict[int, bool] = {}
+
+    def starts(k: int) -> bool:
+        """Whether word ``k`` opens a sentence, a line or a list item. Asked only of capitalised words: working
+        it out for every word cost a rebuild more than reading the files (a long line made it quadratic)."""
+        if k not in initial:
+            start = matches[k].start()
+            before = body[max(0, start - 6) : start]
+            line_start = body.rfind("\n", 0, start) + 1
+            other = _NOT_BULLET.search(body, line_start, start)  # the line so far is only a bullet or number
+            initial[k] = (bool(_SENTENCE_END.search(before)) and not before.rstrip().endswith(_TITLES)) or other is None
+        return initial[k]
+
     out: list[str] = []
     i = 0
     while i < len(matches):
-        word = matches[i].group()
-        if not _capitalised(word) or has_cjk(word):
+        word = words[i]
+        if not word[0].isupper() or has_cjk(word):
             i += 1
             continue
         run = [i]
         j = i + 1
         while j < len(matches) and body[matches[j - 1].end() : matches[j].start()] in (" ", "\u00a0"):
-            w = matches[j].group()
-            if _capitalised(w) and not initial[j]:
+            w = words[j]
+            if w[0].isupper() and not starts(j):
                 run.append(j)
                 j += 1
-            elif w.lower() in _JOINERS and j + 1 < len(matches) and _capitalised(matches[j + 1].group()) \
+            elif w.lower() in _JOINERS and j + 1 < len(matches) and words[j + 1][0].isupper() \
                     and body[matches[j].end() : matches[j + 1].start()] == " ":
                 run += [j, j + 1]
                 j += 2
             else:
                 break
-        words = [matches[k].group() for k in run]
-        first = words[0]
-        if initial[i] and not _shaped(first):
+        found = [words[k] for k in run]
+        first = found[0]
+        if starts(i) and not _shaped(first):
             if first.lower() in STARTERS or first.lower() in lower_seen:
-                words = words[1:]  # "The Beatles" -> "Beatles"; "Yesterday Ada Lovelace" -> "Ada Lovelace"
-            elif len(words) == 1 and body[matches[i].end() : matches[i].end() + 1] == ":":
-                words = []  # a label ("Decision: ...") opens a line, not a name
-        if words and words[0].lower() in _JOINERS:
-            words = words[1:]
-        while words and words[-1].lower() in _JOINERS:
-            words.pop()
-        if words and not (len(words) == 1 and (words[0].lower() in lower_seen or words[0].lower() in STARTERS)
-                          and not _shaped(words[0])):
-            out.append(re.sub("['’]s$", "", " ".join(words)).strip("'’-"))
+                found = found[1:]  # "The Beatles" -> "Beatles"; "Yesterday Ada Lovelace" -> "Ada Lovelace"
+            elif len(found) == 1 and body[matches[i].end() : matches[i].end() + 1] == ":":
+                found = []  # a label ("Decision: ...") opens a line, not a name
+        if found and found[0].lower() in _JOINERS:
+            found = found[1:]
+        while found and found[-1].lower() in _JOINERS:
+            found.pop()
+        if found and not (len(found) == 1 and (found[0].lower() in lower_seen or found[0].lower() in STARTERS)
+                          and not _shaped(found[0])):
+            out.append(_POSSESSIVE.sub("", " ".join(found)).strip("'’-"))
         i = j
     return [n for n in out if len(n) > 1]
 
