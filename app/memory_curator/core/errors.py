@@ -53,6 +53,8 @@ class ConflictedFile(VaultFileError):
     side read as a memory (None when that side is broken too): it stays listed and searchable while the file
     waits to be resolved; nothing writes over the file until then."""
 
+    code = "SYNC_CONFLICT"
+
     def __init__(self, path, reason: str, item=None):
         super().__init__(path, reason)
         self.item = item

@@ -15,7 +15,8 @@ from memory_curator.server.requests import QUERY_METHODS
 _REF = "#/components/schemas/{model}"
 _STATUS_TEXT = {400: "Invalid request: error_code VALIDATION_ERROR, a finer code per field in details",
                 401: "Missing or wrong bearer token", 403: "The memory belongs to another user_id",
-                404: "No memory with this id", 413: "The body is larger than 1 MiB",
+                404: "No memory with this id",
+                409: "The memory's file is in a sync conflict (SYNC_CONFLICT): resolve it first", 413: "The body is larger than 1 MiB",
                 421: "The Host header is not a loopback name", 500: "Storage, embedding or internal error",
                 503: "Another program holds the index; try again"}
 

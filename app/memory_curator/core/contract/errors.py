@@ -16,7 +16,7 @@ M = TypeVar("M", bound=BaseModel)
 # The answer's ``error_code`` -> HTTP status. A finer validation code (below) comes in ``details``.
 HTTP_STATUS: dict[str, int] = {
     "VALIDATION_ERROR": 400, "UNAUTHORIZED": 401, "FORBIDDEN": 403, "NOT_FOUND": 404, "PAYLOAD_TOO_LARGE": 413,
-    "INVALID_HOST": 421,
+    "INVALID_HOST": 421, "SYNC_CONFLICT": 409,  # the memory's file is in a sync conflict: resolve it first
     "EMBEDDING_ERROR": 500, "STORAGE_ERROR": 500, "INDEX_ERROR": 500, "INTERNAL_ERROR": 500, "INDEX_BUSY": 503,
 }
 ERROR_CODES = tuple(HTTP_STATUS)

@@ -52,7 +52,7 @@ OPERATIONS: tuple[Operation, ...] = (
     Operation("get", "Get one memory by id.", i.Get, r.Memory, BASE_ERRORS + BY_ID, python="get",
               mcp="memory_get", http=Http("GET", "/v1/memories/{memory_id}"), cli="get"),
     Operation("update", "Change a memory: give its memory_id and only the fields to change.", i.Update, r.Memory,
-              BASE_ERRORS + BY_ID + ("EMBEDDING_ERROR",), python="update", mcp="memory_update",
+              BASE_ERRORS + BY_ID + ("EMBEDDING_ERROR", "SYNC_CONFLICT"), python="update", mcp="memory_update",
               http=Http("PATCH", "/v1/memories/{memory_id}"), cli="update"),
     Operation("update_batch", "Update up to 100 memories at once (each: id plus the fields to change). mode "
               "'rollback': any failure undoes all; 'skip': failures are reported and the rest are updated.",
