@@ -48,6 +48,16 @@ def test_about_box_shows_the_one_version_and_the_app_has_its_icon(qtbot):
     assert not box.iconPixmap().isNull()
 
 
+def test_the_about_box_icon_is_sharp_on_a_2x_screen(tmp_path):
+    """At scale 2 the box shows the 256 px image at 128 logical pixels, not the 128 px one scaled up."""
+    code = ("from memory_curator.gui.app import create_app\nfrom memory_curator.gui.about import build_about_box\n"
+            "create_app([])\np = build_about_box().iconPixmap()\n"
+            "print(p.devicePixelRatio(), p.width(), p.deviceIndependentSize().width())")
+    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen", "QT_SCALE_FACTOR": "2", "HOME": str(tmp_path)}
+    done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120)
+    assert done.stdout.split() == ["2.0", "256", "128.0"], done.stderr[-2000:]
+
+
 def test_help_about_opens_the_about_box_with_the_version(harness, seeded, vault_dir):
     window = harness.open(vault_dir)
     menus = {action.text(): action.menu() for action in window.menuBar().actions()}

@@ -6,8 +6,8 @@ import platform
 import sys
 
 from PySide6 import __version__ as pyside_version
-from PySide6.QtCore import qVersion
-from PySide6.QtGui import QIcon, QPixmap
+from PySide6.QtCore import QSize, qVersion
+from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import QMessageBox, QWidget
 
 from memory_curator import __version__
@@ -40,7 +40,8 @@ def about_text() -> str:
 def build_about_box(parent: QWidget | None = None) -> QMessageBox:
     box = QMessageBox(parent)
     box.setWindowTitle(f"About {DISPLAY_NAME}")
-    box.setIconPixmap(QPixmap(str(icon_png(128))))
+    # From the icon's PNG set at the screen's scale: a 2x screen gets the 256 px image, not 128 px scaled up.
+    box.setIconPixmap(app_icon().pixmap(QSize(128, 128), box.devicePixelRatioF()))
     box.setText(about_text())
     box.setStandardButtons(QMessageBox.StandardButton.Ok)
     return box
