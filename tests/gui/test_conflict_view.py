@@ -7,6 +7,7 @@ import pytest
 from gui_helpers import seed
 
 from memory_curator.core.service import MemoryService
+from memory_curator.gui.accessibility import unnamed_controls
 from memory_curator.gui.windows.conflict_dialog import ConflictDialog, highlighted
 
 COPY = ".sync-conflict-20261123-082800-ABCDEFG.md"
@@ -40,6 +41,7 @@ def test_both_versions_side_by_side_and_keep_the_other_then_undo(harness, qtbot,
     titles = [w.list_model.index(r, 0).data() for r in range(w.list_model.rowCount())]
     assert "⚠ Deploy rule" in titles and "Vector store" in titles  # marked in the list, the others not
     assert dialog.list.count() == 1 and "Syncthing" in dialog.list.item(0).text()
+    assert unnamed_controls(dialog) == []
     fields = {dialog.fields.item(r, 0).text(): dialog.fields.item(r, 2).text() for r in range(dialog.fields.rowCount())}
     assert fields["keywords"] == "deploy, friday"
     assert "forbidden" in dialog.ours.text.toPlainText() and "before noon" in dialog.theirs.text.toPlainText()
@@ -65,6 +67,9 @@ def test_keep_both_and_edit_merge(harness, qtbot, vault_dir, conflicted_vault):
     w, dialog = _open_view(harness, qtbot, vault_dir)
     dialog.merge_button.click()
     assert dialog.merge_edit.isVisible() and "forbidden" in dialog.merge_edit.toPlainText()
+    dialog.merge_button.click()  # Back to the versions: nothing saved
+    assert not dialog.merge_edit.isVisible() and dialog.ours.isVisible()
+    dialog.merge_button.click()
     assert "- friday" not in dialog.merge_edit.toPlainText()  # both changed: this machine's until edited
     dialog.merge_edit.setPlainText(dialog.merge_edit.toPlainText().replace("forbidden.", "forbidden after noon."))
     with qtbot.waitSignal(dialog.resolved, timeout=10000):

@@ -29,6 +29,7 @@ from PySide6.QtWidgets import (
 )
 
 from memory_curator.core.conflicts.model import Conflict, Resolution, Sides
+from memory_curator.gui.accessibility import name_from_labels
 from memory_curator.gui.commands import CommandContext, _EngineCommand, push_when_done, short
 from memory_curator.gui.worker import Request
 
@@ -137,11 +138,18 @@ class ConflictDialog(QDialog):
         self.fields.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.ours = _Side("Keep this", "Keep this version; the other goes to the trash (Ctrl+Z takes it back)")
         self.theirs = _Side("Keep this", "Keep this version; the other goes to the trash (Ctrl+Z takes it back)")
+        for widget, name in ((self.ours.text, "This machine's version"), (self.theirs.text, "The other version"),
+                             (self.ours.keep_button, "Keep this machine's version"),
+                             (self.theirs.keep_button, "Keep the other version")):
+            widget.setAccessibleName(name)
+        self.list.setAccessibleName("Sync conflicts")
+        self.fields.setAccessibleName("Fields that differ")
         self.ours.keep.connect(lambda: self.resolve("ours"))
         self.theirs.keep.connect(lambda: self.resolve("theirs"))
         self.merge_edit = QPlainTextEdit()
         self.merge_edit.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
         self.merge_edit.setVisible(False)
+        self.merge_edit.setAccessibleName("The merged memory file")
         self.both_button = QPushButton("Keep both", toolTip="Keep this machine's version; the other becomes a new "
                                        "memory that says where it came from")
         self.both_button.clicked.connect(lambda: self.resolve("both"))
@@ -176,6 +184,7 @@ class ConflictDialog(QDialog):
         lay.addLayout(buttons)
         QShortcut(QKeySequence.StandardKey.Undo, self, activated=window.undo_stack.undo)
         self.resize(1060, 640)
+        name_from_labels(self)
         self.reload()
 
     def reload(self) -> None:
@@ -252,13 +261,18 @@ class ConflictDialog(QDialog):
             b.setEnabled(on)
 
     def _editing(self, on: bool) -> None:
+        self.merge_button.setText("Back to the versions" if on else "Edit merge…")
         self.merge_edit.setVisible(on)
         self.save_merge_button.setVisible(on)
         self.ours.setVisible(not on)
         self.theirs.setVisible(not on)
 
     def edit_merge(self) -> None:
+        """Edit merge…, and again (Back to the versions) to leave the editor without saving."""
         if self.sides is None:
+            return
+        if self.merge_edit.isVisible():
+            self._editing(False)
             return
         self.merge_edit.setPlainText(self.sides.proposal)
         self._editing(True)
