@@ -6,6 +6,7 @@ import socket
 import threading
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 import httpx
@@ -37,11 +38,13 @@ def free_loopback_socket() -> socket.socket:
     return sock
 
 
-@pytest.fixture
-def api(vault_dir, config) -> Iterator[RunningApi]:
+@contextmanager
+def running_api(vault_dir, config, **app_options) -> Iterator[RunningApi]:
+    """The HTTP API on a free loopback port; ``app_options`` go to build_app (require_user=True...)."""
     worker = ServiceWorker(lambda: MemoryService.open(vault_dir, embedder="none", config=config))
     sock = free_loopback_socket()
-    server = uvicorn.Server(uvicorn.Config(build_app(worker, TOKEN), log_level="warning", lifespan="on"))
+    server = uvicorn.Server(uvicorn.Config(build_app(worker, TOKEN, **app_options), log_level="warning",
+                                           lifespan="on"))
     thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
     thread.start()
     deadline = time.monotonic() + 20
@@ -55,3 +58,9 @@ def api(vault_dir, config) -> Iterator[RunningApi]:
         thread.join(timeout=20)
         sock.close()
         worker.close()
+
+
+@pytest.fixture
+def api(vault_dir, config) -> Iterator[RunningApi]:
+    with running_api(vault_dir, config) as running:
+        yield running

@@ -50,8 +50,15 @@ def _sigterm_as_exit() -> Iterator[None]:
         signal.signal(signal.SIGTERM, previous)
 
 
+def _require_user(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--require-user", action="store_true",
+                   help="every request must name its user_id; each user sees only their own memories and those "
+                        "without an owner")
+
+
 def _serve_args(p: argparse.ArgumentParser) -> None:
     _network_args(DEFAULT_HTTP_PORT)(p)
+    _require_user(p)
     p.add_argument("--show-token", action="store_true", help="print the bearer token and exit")
 
 
@@ -70,7 +77,7 @@ def cmd_serve(args, vault, config):
           f"{token_path}", file=sys.stderr)
     try:
         with _sigterm_as_exit():
-            serve_http(worker, token, host=args.host, port=args.port)
+            serve_http(worker, token, host=args.host, port=args.port, require_user=args.require_user)
     finally:
         worker.close()
 
@@ -79,6 +86,7 @@ def _mcp_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--http", action="store_true", help="streamable HTTP instead of stdio")
     _network_args(DEFAULT_MCP_PORT)(p)
     p.add_argument("--client", default="mcp", help="name recorded as the provenance of stored memories")
+    _require_user(p)
 
 
 @command("mcp", "serve the vault to LLM clients over MCP (stdio, or --http on loopback with the bearer token)",
@@ -98,6 +106,6 @@ def cmd_mcp(args, vault, config):
     try:
         with _sigterm_as_exit():
             serve_mcp(worker, http=args.http, host=args.host, port=args.port, client=args.client, token=token,
-                      allowed_hosts=(args.host,))
+                      allowed_hosts=(args.host,), require_user=args.require_user)
     finally:
         worker.close()

@@ -291,10 +291,11 @@ class MemoryService:
     def list_memories(self, *, category: str | None = None, session_id: str | None = None, limit: int = 100,
                       offset: int = 0, order_by: str = "updated", include_superseded: bool = True,
                       keyword: str | None = None, descending: bool | None = None, scope: str | None = None,
-                      actor: str | None = None, memory_type: str | None = None) -> list[MemoryItem]:
+                      actor: str | None = None, memory_type: str | None = None,
+                      visible_to: Sequence[str] | None = None) -> list[MemoryItem]:
         """A page of memories. ``descending`` flips the order's natural direction (None keeps it)."""
         filters = Filters(category=category, session_id=session_id, include_superseded=include_superseded,
-                          scope=scope, actor=actor, memory_type=memory_type)
+                          scope=scope, actor=actor, memory_type=memory_type, visible_to=visible_to)
         return listing.page(self.store, filters, keyword, order_by, descending, limit, offset)
 
     def count(self, *, category: str | None = None, session_id: str | None = None, keyword: str | None = None,
@@ -318,12 +319,12 @@ class MemoryService:
                keyword_weight: float | None = None, scope: str | Sequence[str] | None = None, actor: str | None = None,
                include_superseded: bool = False, record_access: bool = True, memory_type: str | None = None,
                include_expired: bool = False, label: str | None = None, importance_weight: float = 0.0,
-               min_score: float = 0.0) -> SearchResults:
+               min_score: float = 0.0, visible_to: Sequence[str] | None = None) -> SearchResults:
         """Rank memories for ``query``: the hits with the query, the mode used and warnings (keyword results
         while the embedder is down). ``importance_weight`` blends in importance; ``min_score`` is a floor."""
         filters = Filters(category=category, session_id=session_id, min_salience=float(min_salience),
                           include_superseded=include_superseded, scope=scope, actor=actor, memory_type=memory_type,
-                          include_expired=include_expired, label=label)
+                          include_expired=include_expired, label=label, visible_to=visible_to)
         outcome = search.answer(self.store, self.embedding, self.config, self.graph, query, limit=limit, mode=mode,
                                 filters=filters, sort_by=sort_by, keyword_weight=keyword_weight,
                                 importance_weight=importance_weight, min_score=min_score)
@@ -335,9 +336,9 @@ class MemoryService:
         """Memories whose tags match ``keywords`` (case-insensitive), best matches first."""
         return self.memories.recalled(search.tagged(self.store, keywords, limit, match_all), "search")
 
-    def get_session_context(self, session_id: str) -> list[MemoryItem]:
-        """All memories of a session, oldest first."""
-        return listing.session_items(self.store, session_id)
+    def get_session_context(self, session_id: str, *, visible_to: Sequence[str] | None = None) -> list[MemoryItem]:
+        """All memories of a session, oldest first (``visible_to``: see Filters)."""
+        return listing.session_items(self.store, session_id, visible_to)
 
     def get_raw_session_content(self, session_id: str) -> str:
         return "\n\n".join(it.content for it in self.get_session_context(session_id))

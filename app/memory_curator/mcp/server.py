@@ -55,7 +55,7 @@ def _failed(text: str) -> CallToolResult:
     return CallToolResult(content=[TextContent(type="text", text=text)], is_error=True)
 
 
-def build_server(worker: ServiceWorker, client: str = "mcp") -> MCPServer:
+def build_server(worker: ServiceWorker, client: str = "mcp", *, require_user: bool = False) -> MCPServer:
     @asynccontextmanager
     async def lifespan(_: MCPServer) -> AsyncIterator[None]:
         poller = asyncio.create_task(worker.poll_forever())
@@ -66,14 +66,15 @@ def build_server(worker: ServiceWorker, client: str = "mcp") -> MCPServer:
 
     server = ContractServer(name="memory-curator", version=__version__, instructions=INSTRUCTIONS,
                             lifespan=lifespan, log_level="WARNING")
-    tools.register(server, worker, client)
+    tools.register(server, worker, client, require_user)
     return server
 
 
 def serve(worker: ServiceWorker, *, http: bool = False, host: str = "127.0.0.1", port: int = 8765,
-          client: str = "mcp", token: str | None = None, allowed_hosts: Collection[str] = ()) -> None:
+          client: str = "mcp", token: str | None = None, allowed_hosts: Collection[str] = (),
+          require_user: bool = False) -> None:
     """Serve until the client disconnects (stdio) or the process is stopped (HTTP, which needs ``token``)."""
-    server = build_server(worker, client)
+    server = build_server(worker, client, require_user=require_user)
     if not http:
         server.run("stdio")
         return

@@ -68,11 +68,12 @@ def _inlined(schema: dict[str, Any]) -> dict[str, Any]:
     return walk(schema)
 
 
-def tool_function(op: Operation, worker: ServiceWorker, client: str) -> Callable[..., Awaitable[dict[str, Any]]]:
+def tool_function(op: Operation, worker: ServiceWorker, client: str,
+                  require_user: bool = False) -> Callable[..., Awaitable[dict[str, Any]]]:
     async def call(**arguments: Any) -> dict[str, Any]:
         try:
             inp = parse(op.input, arguments)
-            caller = calls.Caller(client, getattr(inp, "user_id", None))
+            caller = calls.Caller(client, getattr(inp, "user_id", None), require_user)
             return await worker.call(calls.run, op.name, inp, caller)
         except CuratorError as exc:
             raise ToolError(error_text(exc)) from exc
@@ -85,8 +86,9 @@ def tool_function(op: Operation, worker: ServiceWorker, client: str) -> Callable
     return call
 
 
-def register(mcp: MCPServer, worker: ServiceWorker, client: str = "mcp") -> None:
-    """Add the memory tools to ``mcp``; ``client`` is recorded as the provenance of stored memories."""
+def register(mcp: MCPServer, worker: ServiceWorker, client: str = "mcp", require_user: bool = False) -> None:
+    """Add the memory tools to ``mcp``; ``client`` is recorded as the provenance of stored memories;
+    ``require_user``: every tool but memory_health needs a ``user_id``."""
     for op in OPERATIONS:
         if op.mcp:
-            mcp.add_tool(tool_function(op, worker, client), name=op.mcp, description=op.summary)
+            mcp.add_tool(tool_function(op, worker, client, require_user), name=op.mcp, description=op.summary)

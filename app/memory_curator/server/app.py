@@ -56,14 +56,16 @@ def answers(handler: Handler) -> Handler:
 
 
 def build_app(worker: ServiceWorker, token: str, *, client: str = "http", poll: bool = True,
-              allowed_hosts: Collection[str] = ()) -> Starlette:
+              allowed_hosts: Collection[str] = (), require_user: bool = False) -> Starlette:
+    """``require_user``: every request but /health must carry a ``user_id`` (serving/calls.py)."""
+
     def route(op: Operation) -> Route:
         assert op.http is not None
 
         @answers
         async def handler(request: Request) -> Response:
             inp = await operation_input(op, request)
-            caller = calls.Caller(client, getattr(inp, "user_id", None))
+            caller = calls.Caller(client, getattr(inp, "user_id", None), require_user)
             result = await worker.call(calls.run, op.name, inp, caller)
             return JSONResponse(result, status_code=op.http.status)
 

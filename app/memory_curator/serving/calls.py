@@ -2,7 +2,9 @@
 
 A call takes the service, the validated input (a core/contract/inputs.py model) and the Caller, and answers the
 operation's result as JSON-ready data (core/contract/results.py). A memory stored with a ``user_id`` belongs to
-that user: another caller's read or change of it is FORBIDDEN (403).
+that user: another caller's get or change of it is FORBIDDEN (403), and search, list and session context leave
+it out. A caller without ``user_id`` sees only memories without an owner. With ``require_user`` (the servers'
+``--require-user``) every operation but health needs a ``user_id``.
 """
 
 from __future__ import annotations
@@ -20,8 +22,8 @@ from memory_curator.core.contract import inputs as i
 from memory_curator.core.contract import seeds
 from memory_curator.core.contract.inputs import engine_values
 from memory_curator.core.contract.results import hit_dict, memory_dict, owner_of, to_jsonable
-from memory_curator.core.errors import CuratorError, MemoryNotFoundError
-from memory_curator.core.model import MemoryItem
+from memory_curator.core.errors import CuratorError, MemoryNotFoundError, ValidationError
+from memory_curator.core.model import MemoryItem, estimate_tokens
 from memory_curator.core.service import MemoryService
 
 
@@ -33,6 +35,12 @@ class Forbidden(CuratorError):
 class Caller:
     client: str  # recorded as the provenance of what it stores: "http", "mcp", "claude-desktop"...
     user_id: str | None = None
+    require_user: bool = False
+
+    @property
+    def sees(self) -> tuple[str, ...]:
+        """The owners whose memories this caller may read besides the ownerless ones (Filters.visible_to)."""
+        return (self.user_id,) if self.user_id else ()
 
 
 def provenance(caller: Caller, session_id: str | None) -> dict[str, Any]:
@@ -115,20 +123,22 @@ def search(svc: MemoryService, inp: i.Search, caller: Caller) -> dict[str, Any]:
                          session_id=inp.session_id, min_salience=inp.min_salience, sort_by=inp.sort_by,
                          keyword_weight=inp.keyword_weight, scope=inp.scope, actor=inp.actor,
                          memory_type=inp.memory_type, importance_weight=inp.importance_weight,
-                         min_score=inp.min_score)
+                         min_score=inp.min_score, visible_to=caller.sees)
     return {"query": results.query, "mode_used": results.mode_used, "results": [hit_dict(r) for r in results],
             "warnings": list(results.warnings)}
 
 
 def list_memories(svc: MemoryService, inp: i.ListMemories, caller: Caller) -> dict[str, Any]:
     items = svc.list_memories(category=inp.category, session_id=inp.session_id, scope=inp.scope, actor=inp.actor,
-                              memory_type=inp.memory_type, limit=inp.limit, offset=inp.offset, order_by=inp.order_by)
+                              memory_type=inp.memory_type, limit=inp.limit, offset=inp.offset, order_by=inp.order_by,
+                              visible_to=caller.sees)
     return {"memories": [memory_dict(m) for m in items], "count": len(items), "offset": inp.offset}
 
 
 def session_context(svc: MemoryService, inp: i.SessionContext, caller: Caller) -> dict[str, Any]:
-    items = svc.get_session_context(inp.session_id)
-    return {"session_id": inp.session_id, "count": len(items), "tokens": svc.get_session_token_count(inp.session_id),
+    items = svc.get_session_context(inp.session_id, visible_to=caller.sees)
+    tokens = estimate_tokens("\n\n".join(it.content for it in items))
+    return {"session_id": inp.session_id, "count": len(items), "tokens": tokens,
             "memories": [memory_dict(it) for it in items]}
 
 
@@ -150,10 +160,12 @@ def set_score(svc: MemoryService, inp: i.SetScore, caller: Caller) -> dict[str, 
 
 def consolidate(svc: MemoryService, inp: i.Consolidate, caller: Caller) -> dict[str, Any]:
     with svc.write_lock.hold():
-        for mid in inp.ids or ():
+        ids = inp.ids or [r.memory.id for r in svc.search(inp.query or "", limit=10, record_access=False,
+                                                          visible_to=caller.sees)]  # the query's hits it may see
+        for mid in ids:
             owned(svc, mid, caller)
-        result = svc.consolidate(ids=inp.ids or None, query=inp.query, preserve_originals=inp.preserve_originals,
-                                 title=inp.title, category=inp.category)
+        result = svc.consolidate(ids=ids, preserve_originals=inp.preserve_originals, title=inp.title,
+                                 category=inp.category)
     return {"memory": memory_dict(result.memory), "source_ids": list(result.source_ids), "trashed": result.trashed}
 
 
@@ -212,4 +224,7 @@ CALLS: dict[str, Callable[[MemoryService, Any, Caller], dict[str, Any]]] = {
 
 def run(svc: MemoryService, name: str, inp: BaseModel, caller: Caller) -> dict[str, Any]:
     """Operation ``name`` on the engine thread (ServiceWorker.call(run, name, inp, caller))."""
+    if caller.require_user and not caller.user_id and "user_id" in type(inp).model_fields:
+        raise ValidationError("user_id is required: this server serves each user's own memories "
+                              "(started with --require-user).", field="user_id", code="MISSING_FIELD")
     return CALLS[name](svc, inp, caller)

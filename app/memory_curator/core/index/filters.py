@@ -22,6 +22,9 @@ class Filters:
     actor_keys: tuple[str, ...] = ()  # the actor's entity names in the graph; set: the actor scope goes by it
     include_expired: bool = False
     memory_type: str | None = None  # "episodic" | "emotional" | "procedural"
+    # Owners whose memories a caller may see besides the ownerless ones (HTTP and MCP callers: () is a caller
+    # without user_id); None sees every memory (the app and the CLI, run by the vault's owner).
+    visible_to: Sequence[str] | None = None
 
     def sql(self) -> tuple[str, list]:
         """A WHERE fragment over ``memories m`` and its parameters."""
@@ -62,4 +65,9 @@ class Filters:
                 raise ValidationError(f"memory_type must be one of {', '.join(MEMORY_TYPES)}.", field="memory_type")
             clauses.append("(',' || m.memory_type || ',') LIKE ?")
             params.append(f"%,{self.memory_type},%")
+        if self.visible_to is not None:
+            owners = [str(o) for o in self.visible_to if o]
+            clauses.append(f"COALESCE(json_extract(m.meta_json, '$.provenance.user_id'), '') IN "
+                           f"({','.join('?' * (len(owners) + 1))})")
+            params.extend(["", *owners])
         return " AND ".join(clauses), params

@@ -3,6 +3,7 @@ health, stats, export and the candidates for grouping."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import replace
 from datetime import datetime
 
@@ -71,11 +72,12 @@ def keywords(store: IndexStore) -> dict[str, int]:
         "SELECT value, COUNT(*) FROM memories, json_each(memories.keywords) GROUP BY value ORDER BY 2 DESC, 1"))
 
 
-def session_items(store: IndexStore, session_id: str) -> list[MemoryItem]:
-    """All memories of a session, oldest first."""
+def session_items(store: IndexStore, session_id: str, visible_to: Sequence[str] | None = None) -> list[MemoryItem]:
+    """All memories of a session, oldest first (superseded and expired ones too), those ``visible_to`` sees."""
+    where, params = Filters(session_id=session_id, include_superseded=True, include_expired=True,
+                            visible_to=visible_to).sql()
     rows = store.conn.execute(
-        f"SELECT {MEMORY_COLUMNS} FROM {FROM_MEMORIES} WHERE m.session_id = ? ORDER BY m.created_at, m.pk",
-        (session_id,))
+        f"SELECT {MEMORY_COLUMNS} FROM {FROM_MEMORIES} WHERE {where} ORDER BY m.created_at, m.pk", params)
     return [store.row_to_item(r) for r in rows]
 
 
