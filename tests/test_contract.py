@@ -23,7 +23,7 @@ from memory_curator.core.contract.errors import parse
 from memory_curator.core.contract.operations import OPERATIONS, Http, Operation
 from memory_curator.core.errors import ValidationError
 from memory_curator.core.index.listing import ORDERS
-from memory_curator.core.lifecycle.fields import ITEM_FIELDS, TTL_FIELDS, TYPED_KEYS
+from memory_curator.core.lifecycle.fields import split
 from memory_curator.core.model import MEMORY_TYPES, SEARCH_MODES, SORT_KEYS
 from memory_curator.core.service import MemoryService
 from memory_curator.core.validation import BATCH_MODES
@@ -42,6 +42,15 @@ def engine_fields(op: Operation) -> list[str]:
 # -- Python ------------------------------------------------------------------------------------------------
 
 
+def engine_accepts(name: str) -> bool:
+    """Whether the engine's optional fields (``save(**fields)``) take ``name``: it refuses others as UNKNOWN_FIELD."""
+    try:
+        split({name: None})
+    except ValidationError as exc:
+        return exc.code != "UNKNOWN_FIELD"
+    return True
+
+
 def python_gaps(op: Operation) -> list[str]:
     if op.python is None:
         return [f"{op.name}: no Python method"]
@@ -54,7 +63,7 @@ def python_gaps(op: Operation) -> list[str]:
     for field in engine_fields(op):
         name = op.renames.get(field, field)
         # save/update take optional fields as **fields: those the engine accepts by name (lifecycle/fields.py)
-        if name not in params and not (open_kwargs and name in (*ITEM_FIELDS, *TTL_FIELDS, *TYPED_KEYS)):
+        if name not in params and not (open_kwargs and engine_accepts(name)):
             gaps.append(f"{op.name}: MemoryService.{op.python} has no parameter {name!r}")
     return gaps
 
