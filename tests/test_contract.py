@@ -18,6 +18,7 @@ from pydantic import BaseModel, Field, create_model
 
 from memory_curator.cli.main import build_parser
 from memory_curator.cli.registry import CONTRACT_FLAGS
+from memory_curator.core import direct
 from memory_curator.core.contract import inputs
 from memory_curator.core.contract.errors import parse
 from memory_curator.core.contract.operations import OPERATIONS, Http, Operation
@@ -51,6 +52,10 @@ def engine_accepts(name: str) -> bool:
     return True
 
 
+# Methods that take their fields as **values, and how the engine says which names it reads.
+KWARGS = {"store_direct": lambda name: name in direct.FIELDS}
+
+
 def python_gaps(op: Operation) -> list[str]:
     if op.python is None:
         return [f"{op.name}: no Python method"]
@@ -63,7 +68,7 @@ def python_gaps(op: Operation) -> list[str]:
     for field in engine_fields(op):
         name = op.renames.get(field, field)
         # save/update take optional fields as **fields: those the engine accepts by name (lifecycle/fields.py)
-        if name not in params and not (open_kwargs and engine_accepts(name)):
+        if name not in params and not (open_kwargs and KWARGS.get(op.python, engine_accepts)(name)):
             gaps.append(f"{op.name}: MemoryService.{op.python} has no parameter {name!r}")
     return gaps
 
