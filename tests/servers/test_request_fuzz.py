@@ -45,6 +45,10 @@ bodies = st.one_of(
 )
 
 
+# In a URL: what httpx will send (it refuses components past 65,536 characters, and lone surrogates).
+url_texts = texts.filter(lambda s: len(s) < 2000 and "\ud800" not in s and "\udfff" not in s)
+
+
 def _path(template: str, segments: list[str]) -> str:
     out = template
     for segment in segments:
@@ -53,9 +57,8 @@ def _path(template: str, segments: list[str]) -> str:
 
 
 @settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(route=st.sampled_from(ROUTES), segments=st.lists(texts.filter(lambda s: "\ud800" not in s and "\udfff" not in s),
-                                                        min_size=2, max_size=2),
-       query=st.dictionaries(st.sampled_from(FIELDS), texts.filter(str.isprintable), max_size=3), body=bodies,
+@given(route=st.sampled_from(ROUTES), segments=st.lists(url_texts, min_size=2, max_size=2),
+       query=st.dictionaries(st.sampled_from(FIELDS), url_texts, max_size=3), body=bodies,
        as_text=st.booleans())
 def test_random_requests_to_every_route_never_answer_500(api, route, segments, query, body, as_text):
     method, template = route
