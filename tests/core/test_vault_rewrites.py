@@ -118,6 +118,22 @@ def _unknown_block(draw) -> list[str]:
     return lines
 
 
+def test_a_key_written_twice_keeps_the_value_yaml_reads(svc, vault_dir):
+    """Found by tests/fuzz/test_vault_fuzz.py: of 'z: [a]' then 'z: NO', YAML reads the last (false); a pin kept
+    the first copy's lines and dropped the second, so the value became [a]. Both copies stay as written."""
+    path = vault_dir / "context" / "twice.md"
+    path.parent.mkdir(parents=True)
+    path.write_text("---\nid: twice\nz: [a]\n# a comment\nz: NO\nsalience: 0.5\nsalience: 0.6\n---\nbody\n")
+    svc.sync()
+    assert svc.get("twice").extra == {"z": False} and svc.get("twice").salience == 0.6
+    svc.pin("twice")
+    svc.set_salience("twice", 0.3)
+    svc.sync()
+    text = path.read_text()
+    assert "z: [a]\n# a comment\nz: NO\n" in text
+    assert svc.get("twice").extra == {"z": False} and svc.get("twice").salience == 0.3 and svc.get("twice").pinned
+
+
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(lines=_unknown_block(), salience=st.floats(0, 1))
 def test_unknown_keys_keep_their_text_through_a_rewrite(lines, salience):

@@ -263,9 +263,13 @@ def _kept_head(meta: dict[str, Any], item: MemoryItem, previous: str) -> str | N
     except ValueError:  # FrontmatterError, or a limit: the previous text is no guide
         return None
     out: list[tuple[str, str]] = []
-    for key, lead, lines in shape.entries:
-        if key not in meta or any(k == key for k, _ in out):
-            continue  # removed; or a duplicate key, of which YAML kept one value
+    last = {key: i for i, (key, _, _) in enumerate(shape.entries)}  # of a key written twice, YAML reads the last
+    for i, (key, lead, lines) in enumerate(shape.entries):
+        if key not in meta:
+            continue  # removed
+        if last[key] != i:  # an earlier copy of a duplicate key: read by nothing, kept as it was
+            out.append((key, lead + lines))
+            continue
         same = key in before and _same(before[key], meta[key])
         out.append((key, lead + (lines if same else HANDLER.export({key: meta[key]}))))
     placed = {k for k, _ in out}
