@@ -57,6 +57,24 @@ def test_back_and_forward_go_through_the_memories_opened(harness, vault_dir, see
     assert recent == ["Deploy rule", "Vector store", "User preferences"]
 
 
+def test_recently_viewed_memories_are_there_at_the_next_start(harness, vault_dir, seeded, qtbot):
+    w = harness.open(vault_dir)
+    for title in ("Vector store", "Deploy rule"):
+        select_title(harness, title)
+    harness.close()
+
+    again = MainWindow(AppSettings(w.settings.q))
+    qtbot.addWidget(again)
+    with qtbot.waitSignal(again.vault_opened, timeout=30000):
+        again.open_vault(vault_dir, embedder="none")
+    recent = again.recent_memories_menu.actions()
+    assert [a.text() for a in recent] == ["Deploy rule", "Vector store"] and again.recent_memories_menu.isEnabled()
+    recent[1].trigger()
+    qtbot.waitUntil(lambda: again.editor.title.text() == "Vector store")
+    qtbot.waitUntil(lambda: not again.engine.busy)
+    again.close()
+
+
 def test_a_memory_opened_from_history_outside_the_list_selects_nothing_else(harness, vault_dir, seeded):
     w = harness.open(vault_dir)
     select_title(harness, "Vector store")

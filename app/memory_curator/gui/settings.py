@@ -98,6 +98,16 @@ class AppSettings:
         else:
             self.q.remove(f"kept_model/{_vault_key(vault)}")
 
+    def recent_memories(self, vault: Path) -> list[tuple[str, str]]:
+        """The memories last viewed in ``vault``, newest first: (id, title)."""
+        try:
+            return [(str(i), str(t)) for i, t in json.loads(self._get(f"recent_memories/{_vault_key(vault)}", "[]"))]
+        except (ValueError, TypeError):  # a settings file edited by hand: start the list again
+            return []
+
+    def set_recent_memories(self, vault: Path, items: list[tuple[str, str]]) -> None:
+        self.q.setValue(f"recent_memories/{_vault_key(vault)}", json.dumps(items, ensure_ascii=False))
+
     @property
     def tour_done(self) -> bool:
         return self._get("tour/done") == "true"

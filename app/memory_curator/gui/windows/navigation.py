@@ -1,5 +1,5 @@
-"""Back and forward through the memories opened (Alt+Left/Right, as in a browser), the recently viewed ones,
-and what counts as a recall.
+"""Back and forward through the memories opened (Alt+Left/Right, as in a browser), the recently viewed ones
+(kept per vault between runs, as a browser's history is), and what counts as a recall.
 
 A recall is a memory read: an LLM client's search or get, or a memory opened in the editor here and left open
 for ``RECALL_DWELL_MS``. Searching as you type and moving through the list with the arrow keys are not recalls:
@@ -31,15 +31,27 @@ class Navigation(QObject):
         self._moving = False  # opening a memory from the history: not a new visit
         self._dwell = QTimer(self, singleShot=True, interval=RECALL_DWELL_MS)
         self._dwell.timeout.connect(self._record_recall)
+        self._vault = None  # the vault whose recent list this is, once it is open
+        window.vault_opened.connect(self._load_recent)
 
     def reset(self) -> None:
         """Another vault: its ids mean nothing here."""
         self.back_ids.clear()
         self.forward_ids.clear()
         self.recent.clear()
+        self._vault = None
         self._current = None
         self._dwell.stop()
         self.changed.emit()
+
+    def _load_recent(self, vault) -> None:
+        self._vault = vault
+        self.recent = self.w.settings.recent_memories(vault)[:MAX_RECENT]
+        self.changed.emit()
+
+    def _save_recent(self) -> None:
+        if self._vault is not None:
+            self.w.settings.set_recent_memories(self._vault, self.recent)
 
     def visited(self, item: MemoryItem) -> None:
         if item.id == self._current:
@@ -49,6 +61,7 @@ class Navigation(QObject):
             self.forward_ids.clear()
         self._current = item.id
         self.recent = [(item.id, item.title)] + [r for r in self.recent if r[0] != item.id][: MAX_RECENT - 1]
+        self._save_recent()
         self._dwell.start()
         self.changed.emit()
 
@@ -57,6 +70,7 @@ class Navigation(QObject):
         self.back_ids = [i for i in self.back_ids if i not in ids]
         self.forward_ids = [i for i in self.forward_ids if i not in ids]
         self.recent = [r for r in self.recent if r[0] not in ids]
+        self._save_recent()
         if self._current in ids:
             self._current = None
             self._dwell.stop()
