@@ -55,3 +55,24 @@ def test_export_refuses_to_overwrite(tmp_path, capsys):
     (tmp_path / "taken.json").write_text("{}", encoding="utf-8")
     code, out, _ = run(capsys, vault, "export", "--format", "json", "--out", tmp_path / "taken.json", "--json")
     assert code == 2 and json.loads(out)["error"]["code"] == "VALIDATION_ERROR"
+
+
+def test_import_again_skips_updates_and_with_replace_edited_takes_the_files_version(tmp_path, capsys):
+    vault = tmp_path / "v"
+    src = tmp_path / "plan.md"
+    src.write_text("# Plan\n\nShip on Friday.\n", encoding="utf-8")
+    code, out, _ = run(capsys, vault, "import", src, "--json")
+    (mid,) = json.loads(out)["files"][0]["memory_ids"]
+    code, out, _ = run(capsys, vault, "import", src)
+    assert code == 1 and "skipped" in out and "has not changed" in out  # nothing new: exit 1
+    src.write_text("# Plan\n\nShip on Monday.\n", encoding="utf-8")
+    code, out, _ = run(capsys, vault, "import", src)
+    assert code == 0 and out.startswith("updated") and "1 updated" in out
+    assert run(capsys, vault, "update", mid, "--content", "Ship on Monday; Tuesday at the latest.")[0] == 0
+    src.write_text("# Plan\n\nShip next month.\n", encoding="utf-8")
+    code, out, _ = run(capsys, vault, "import", src, "--json")
+    assert code == 1 and json.loads(out)["files"][0]["conflict"] is True
+    code, out, _ = run(capsys, vault, "import", src, "--replace-edited")
+    assert code == 0 and out.startswith("updated")
+    code, out, _ = run(capsys, vault, "get", mid, "--json")
+    assert "next month" in json.loads(out)["content"]

@@ -53,7 +53,9 @@ def test_a_changed_file_updates_its_memory_and_an_edit_in_both_places_keeps_the_
     src.write_text("# Plan\n\nShip next month.\n", encoding="utf-8")  # and in the file
     (third,) = svc.import_paths([src]).files
     assert third.status == "skipped" and "this vault's version is kept" in third.error and "“Plan”" in third.error
-    assert "Tuesday" in svc.get(mid).content and svc.count() == 1
+    assert third.conflict and "Tuesday" in svc.get(mid).content and svc.count() == 1
+    (fourth,) = svc.import_paths([src], replace_edited=True).files  # the user chose the file's version
+    assert fourth.status == "updated" and not fourth.conflict and "next month" in svc.get(mid).content
 
 
 def test_a_text_file_and_a_pdf_imported_twice_are_skipped(svc, tmp_path):

@@ -75,3 +75,29 @@ def test_headline_words_for_one_file():
     upd = ImportReport([FileResult("/a/x.md", status="updated", updated_ids=["m1"]),
                         FileResult("/a/y.md", status="skipped", error="imported before")])
     assert headline(upd, 2).startswith("1 file updated") and "1 file skipped" in headline(upd, 2)
+
+
+def test_a_file_changed_on_both_sides_asks_whether_the_files_version_wins(harness, vault_dir, seeded, tmp_path):
+    from gui_helpers import answer_next_box
+    from PySide6.QtWidgets import QMessageBox
+
+    src = tmp_path / "plan.md"
+    src.write_text("# Plan\n\nShip on Friday.\n", encoding="utf-8")
+    w = harness.open(vault_dir)
+    dialog, report = _run(harness, w, [src])
+    (mid,) = report.memory_ids
+    harness.idle()
+    with harness.qtbot.waitSignal(w.changed):
+        w.engine.call("update", mid, content="Ship on Friday, or Monday.").done.connect(
+            lambda item: w.after_change("edit", item))
+    src.write_text("# Plan\n\nShip next month.\n", encoding="utf-8")
+    dialog, again = _run(harness, w, [src])
+    assert again.files[0].conflict and "this vault's version is kept" in dialog.details.text()
+    assert dialog.replace_button.isVisible() and dialog.replace_button.text() == "Use the files' versions (1)…"
+    asked = answer_next_box(QMessageBox.StandardButton.Yes)
+    with harness.qtbot.waitSignal(dialog.finished_import, timeout=30000) as blocker:
+        dialog.replace_button.click()
+    assert asked and "plan.md" in asked[0]
+    assert blocker.args[0].files[0].status == "updated" and dialog.heading.text().startswith("1 file updated")
+    assert not dialog.replace_button.isVisible()
+    dialog.close()

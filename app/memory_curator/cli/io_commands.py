@@ -24,6 +24,9 @@ def _import_args(p: argparse.ArgumentParser) -> None:
                    help="markdown, text, PDF, JSON/JSONL export files, or folders of them")
     p.add_argument("-c", "--category", default=None,
                    help="category for imported documents (default: context); memories from this app keep theirs")
+    p.add_argument("--replace-edited", action="store_true",
+                   help="a file imported before that changed, while its memories were edited here too, replaces "
+                        "those edits (without it such a file is skipped and says so)")
 
 
 @command("import", "import files and folders (markdown, text, PDF, JSON/JSONL exports)", _import_args)
@@ -33,7 +36,8 @@ def cmd_import(args, vault, config):
     try:
         with open_service(args, vault, config) as svc:
             bar = output.ProgressPrinter("importing")
-            report = svc.import_paths(args.paths, category=args.category, progress=bar, cancel=token)
+            report = svc.import_paths(args.paths, category=args.category, progress=bar, cancel=token,
+                                      replace_edited=args.replace_edited)
             bar.finish()
     finally:
         signal.signal(signal.SIGINT, previous)

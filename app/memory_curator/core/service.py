@@ -367,14 +367,15 @@ class MemoryService:
 
     def import_paths(self, paths: Sequence[str | Path], *, category: str | None = None,
                      progress: ProgressFn | None = None, cancel: CancelToken | None = None,
-                     on_file: Callable[[FileResult], None] | None = None) -> ImportReport:
+                     on_file: Callable[[FileResult], None] | None = None, replace_edited: bool = False) -> ImportReport:
         """Import files and folders (``core/ingest``): documents go to ``category`` (default ``context``); one file
-        failing never stops the others; a cancel keeps what was imported; ``on_file`` gets each file's result."""
+        failing never stops the others; a cancel keeps what was imported; ``on_file`` gets each file's result;
+        a file imported before is skipped, updated, or (``replace_edited``) replaces edits made here."""
         return importer.import_paths(
             paths, target=self.sources.target(),
             category=None if category is None else validate_category(category),
             max_text_bytes=self.config.max_content_bytes, vault_root=self.vault.root, progress=progress,
-            cancel=cancel, on_file=on_file, ocr_settings=ocr.OcrSettings.of(self.config))
+            cancel=cancel, on_file=on_file, ocr_settings=ocr.OcrSettings.of(self.config), replace_edited=replace_edited)
 
     def import_memories(self, source_path: str | Path, *, category: str | None = None) -> int:
         """The seed's API: import a file or folder; returns how many memories were created."""

@@ -76,7 +76,7 @@ def collect(paths: Iterable[str | os.PathLike]) -> list[tuple[Path, str | None]]
 def import_paths(paths: Sequence[str | os.PathLike], *, target: Target, category: str | None,
                  max_text_bytes: int, vault_root: Path | None = None, progress: ProgressFn | None = None,
                  cancel: CancelToken | None = None, on_file: Callable[[FileResult], None] | None = None,
-                 ocr_settings: ocr.OcrSettings | None = None) -> ImportReport:
+                 ocr_settings: ocr.OcrSettings | None = None, replace_edited: bool = False) -> ImportReport:
     """Import every file of ``paths``; files inside ``vault_root`` are skipped (they are memories already), and
     so is a file imported before that has not changed since (``reimport``). ``on_file`` gets each file's result as soon as it is final, so a window can list them as they come."""
     files = collect(paths)
@@ -103,7 +103,8 @@ def import_paths(paths: Sequence[str | os.PathLike], *, target: Target, category
                 result.status = SKIPPED
                 result.error = "is inside this vault already"
             else:
-                _import_file(result, path, kind, target, category, max_text_bytes, now, cancel, reader)
+                _import_file(result, path, kind, target, category, max_text_bytes, now, cancel, reader,
+                             replace_edited)
             if on_file is not None:
                 on_file(result)
             tracker.step(1, path.name)
@@ -114,14 +115,15 @@ def import_paths(paths: Sequence[str | os.PathLike], *, target: Target, category
 
 
 def _import_file(result: FileResult, path: Path, kind: str, target: Target, category: str | None,
-                 max_text_bytes: int, now: datetime, cancel: CancelToken | None, reader: ocr.Reader) -> None:
+                 max_text_bytes: int, now: datetime, cancel: CancelToken | None, reader: ocr.Reader,
+                 replace_edited: bool = False) -> None:
     """Fill in ``result`` for one file. Raises Cancelled (with ``result`` telling what was saved)."""
     try:
         if not path.exists():
             raise ImportFileError("does not exist")
         items, mode = _parse(path, kind, category, max_text_bytes, now, result, reader)
         if mode == DOCUMENT:
-            import_document(result, items, target, cancel)
+            import_document(result, items, target, cancel, replace_edited)
             return
     except ImportFileError as exc:
         result.status, result.error = FAILED, str(exc)

@@ -8,7 +8,8 @@ each memory, the file's text now, the vault's now and that fingerprint:
 - the file changed and the vault did not: its memories take the file's new text (``updated``); parts the file
   gained are added, parts it lost go to the trash;
 - the file changed and so did one of its memories here: nothing of it is written, the vault's version is kept
-  and the file says which, so the user can decide (a document is updated whole or not at all);
+  and the file says which (``conflict``), so the user can decide; importing it again with ``replace_edited``
+  takes the file's version (a document is updated whole or not at all);
 - its memories are in the vault's trash: it is not brought back.
 """
 
@@ -39,11 +40,14 @@ def _moved(item: MemoryItem, new: dict[str, Any]) -> bool:
 
 
 def import_document(result: FileResult, items: list[dict[str, Any]], target: Target,
-                    cancel: CancelToken | None) -> None:
-    """Save, update or skip the memories of one file (parent first). Raises Cancelled after a partial save."""
+                    cancel: CancelToken | None, replace_edited: bool = False) -> None:
+    """Save, update or skip the memories of one file (parent first). Raises Cancelled after a partial save.
+    ``replace_edited``: the user chose the file's version over edits made here (the answer to a conflict)."""
     current = target.get_many([it["id"] for it in items])
     trashed = target.trashed()
     states = {it["id"]: classify(it, current.get(it["id"]), trashed) for it in items}
+    if replace_edited:
+        states = {mid: UPDATE if s == CONFLICT else s for mid, s in states.items()}
     parent = current.get(items[0]["id"])
     wanted = {it["id"] for it in items}
     old_parts = [p for p in ((parent.provenance or {}).get("parts") or [] if parent else []) if p not in wanted]
@@ -57,13 +61,13 @@ def import_document(result: FileResult, items: list[dict[str, Any]], target: Tar
             result.error = "imported before, and the file has not changed since: nothing new to import"
         return
     edited = [current[mid].title for mid, s in states.items() if s == CONFLICT]
-    edited += [m.title for m in lost if edited_here(m)]
+    edited += [m.title for m in lost if edited_here(m) and not replace_edited]
     if edited:
-        result.status = SKIPPED
+        result.status, result.conflict = SKIPPED, True
         result.error = (f"changed since its last import, and so was “{edited[0]}”"
                         + (f" and {len(edited) - 1} more of its memories" if len(edited) > 1 else "")
-                        + " in this vault: this vault's version is kept. To take the file's, move those memories"
-                        " to the trash, empty it, and import the file again")
+                        + " in this vault: this vault's version is kept (import it again choosing the file's "
+                        "version to replace those edits)")
         return
     if DELETED in kinds:
         result.warnings.append(f"{sum(s == DELETED for s in states.values())} part(s) of it are in this vault's "

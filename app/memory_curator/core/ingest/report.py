@@ -19,6 +19,7 @@ class FileResult:
     updated_ids: list[str] = field(default_factory=list)  # memories that took the file's new text
     error: str | None = None
     warnings: list[str] = field(default_factory=list)
+    conflict: bool = False  # skipped because it changed both in the file and here: the user may choose the file's
 
     @property
     def ok(self) -> bool:

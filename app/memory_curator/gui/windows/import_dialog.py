@@ -14,6 +14,7 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QHeaderView,
     QLabel,
+    QMessageBox,
     QProgressBar,
     QPushButton,
     QTableView,
@@ -39,6 +40,7 @@ class ImportDialog(QDialog):
         self.request: Request | None = None
         self.report = None
         self._target = ""
+        self._category: str | None = None
         self._total = 0  # files to read, from the engine's progress: a cancelled bar stays at "621 of 1,000"
         self.heading = QLabel()
         self.heading.setObjectName("importHeadline")
@@ -72,6 +74,11 @@ class ImportDialog(QDialog):
         self.file_imported.connect(self.results.append)  # queued: the engine emits it from its thread
         buttons = QHBoxLayout()
         buttons.addWidget(self.message, 1)
+        # Files changed both on disk and here were skipped: the dialog asks whether the files' versions win.
+        self.replace_button = QPushButton()
+        self.replace_button.setVisible(False)
+        self.replace_button.clicked.connect(self.replace_edited)
+        buttons.addWidget(self.replace_button)
         buttons.addWidget(self.cancel_button)
         buttons.addWidget(self.close_button)
         lay = QVBoxLayout(self)
@@ -85,9 +92,11 @@ class ImportDialog(QDialog):
     def running(self) -> bool:
         return self.request is not None
 
-    def start(self, paths: list[Path], category: str | None = None) -> Request:
+    def start(self, paths: list[Path], category: str | None = None, replace_edited: bool = False) -> Request:
         if self.running:
             self.cancel()
+        self._category = category
+        self.replace_button.setVisible(False)
         names = ", ".join(p.name for p in paths[:3]) + (f" and {len(paths) - 3} more" if len(paths) > 3 else "")
         self._target = names + (f" into {category}" if category else "")
         self.heading.setText(f"Importing {self._target}…")
@@ -98,7 +107,7 @@ class ImportDialog(QDialog):
         self.message.setText("Reading files…")
         self.cancel_button.setEnabled(True)
         req = self.engine.call("import_paths", [str(p) for p in paths], category=category, long=True,
-                               on_file=self.file_imported.emit)
+                               on_file=self.file_imported.emit, replace_edited=replace_edited)
         req.progress.connect(self._on_progress)
         req.done.connect(self._on_done)
         req.failed.connect(self._on_failed)
@@ -132,7 +141,26 @@ class ImportDialog(QDialog):
         self.message.setText("")
         if self.results.rowCount():
             self.table.selectRow(0)  # failures come first: the first reason to read is shown in full
+        conflicts = self.conflicts()
+        self.replace_button.setText(f"Use the files' versions ({len(conflicts)})…")
+        self.replace_button.setVisible(bool(conflicts))
         self.finished_import.emit(report)
+
+    def conflicts(self) -> list[Path]:
+        """Files skipped because they changed both on disk and in this vault since their import."""
+        return [Path(f.path) for f in (self.report.files if self.report else []) if f.conflict]
+
+    def replace_edited(self) -> Request | None:
+        """Ask, then import the conflicting files again, their versions replacing the edits made here."""
+        files = self.conflicts()
+        names = ", ".join(p.name for p in files[:5]) + (f" and {len(files) - 5} more" if len(files) > 5 else "")
+        answer = QMessageBox.question(
+            self, "Use the files' versions",
+            f"{names} changed on disk, and their memories were edited in this vault too. Replace those edits "
+            "with the files' text? (History keeps the edited versions when it is on.)")
+        if answer != QMessageBox.StandardButton.Yes:
+            return None
+        return self.start(files, self._category, replace_edited=True)
 
     def _fit_rows(self) -> None:
         """Rows with a reason grow to show it whole (the first few hundred: measuring each costs a layout)."""
