@@ -103,7 +103,9 @@ class Conflicts:
 
     def sides(self, key: str) -> Sides:
         """Both versions of a conflict, their common ancestor when git knows it, and how they merge."""
-        c = self.get(key)
+        return self._load(self.get(key))
+
+    def _load(self, c: Conflict) -> Sides:
         vault = self._m.vault
         try:
             if c.kind == "git":
@@ -170,7 +172,10 @@ class Conflicts:
                 if self._needs_person.get(c.key) == stamp:
                     continue
                 with self._m.writing():
-                    sides = self.sides(c.key)
+                    reason = self._m.store.problem_of(c.key)
+                    if reason is None or not is_conflict(VaultProblem(c.key, reason)):
+                        continue  # another process settled it while this one waited for the lock
+                    sides = self._load(c)
                     if not sides.automatic:
                         self._needs_person[c.key] = stamp
                         continue
@@ -207,7 +212,9 @@ class Conflicts:
             item = self._m.vault.decode(path, merged)
         except VaultFileError as exc:
             raise ValidationError(f"The merged version is not a memory file: {exc.reason}.", field="merged") from None
-        item = replace(item, id=sides.conflict.memory_id, updated_at=utcnow())
+        c = sides.conflict
+        known = c.memory_id != c.path  # neither side told the id (both broken): the merge's own id stands
+        item = replace(item, id=c.memory_id if known else item.id, updated_at=utcnow())
         return encode_memory(item, merged)
 
     def _apply(self, sides: Sides, text: str, choice: str, note: str, other: MemoryItem | None) -> Resolution:
