@@ -13,7 +13,9 @@ from memory_curator.gui.accessibility import unnamed_controls
 from memory_curator.gui.app import start
 from memory_curator.gui.settings import AppSettings
 from memory_curator.gui.widgets.command_palette import CommandPalette, menu_actions
+from memory_curator.gui.widgets.inbox import InboxEditDialog, MergeTargetDialog
 from memory_curator.gui.widgets.tour import Tour
+from memory_curator.gui.windows.history_dialog import HistoryDialog
 from memory_curator.gui.windows.main_window import MainWindow
 from memory_curator.gui.windows.settings_dialog import SettingsDialog
 
@@ -160,7 +162,9 @@ def test_every_control_of_the_dialogs_has_an_accessible_name(harness, vault_dir,
     select_title(harness, "Deploy rule", extend=True)
     consolidating = w.vault_actions.consolidate_selected()
     assert consolidating.sources.accessibleName() == "Memories to consolidate"  # the label above it
-    dialogs = [settings, importing, consolidating, w.open_palette(), w.show_tour(force=True)]
+    item = w.selected_items()[0]
+    dialogs = [settings, importing, consolidating, w.open_palette(), w.show_tour(force=True),
+               HistoryDialog(w.engine, item, w.track, w), InboxEditDialog(item, w), MergeTargetDialog(w.engine, item, w)]
     for dialog in dialogs:
         dialog.show()
         unnamed = [f"{type(c).__name__} {c.objectName()!r}" for c in unnamed_controls(dialog)]

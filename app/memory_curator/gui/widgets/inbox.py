@@ -33,6 +33,7 @@ from PySide6.QtWidgets import (
 
 from memory_curator.core.inbox import InboxAction, Provenance
 from memory_curator.core.model import MemoryItem
+from memory_curator.gui.accessibility import name_from_labels
 from memory_curator.gui.worker import Engine
 
 ItemRole = Qt.ItemDataRole.UserRole
@@ -251,6 +252,8 @@ class InboxEditDialog(QDialog):
         lay.addWidget(self.content, 1)
         lay.addWidget(box)
         self.resize(640, 480)
+        self.content.setAccessibleName("Text")
+        name_from_labels(self)
 
     def values(self) -> dict[str, Any]:
         return {"title": self.title.text(), "content": self.content.toPlainText(),
@@ -282,6 +285,8 @@ class MergeTargetDialog(QDialog):
         lay.addWidget(self.results, 1)
         lay.addWidget(self.box)
         self.resize(520, 420)
+        self.results.setAccessibleName("Memories to merge into")
+        name_from_labels(self)
         self.search()
 
     def search(self) -> None:

@@ -42,6 +42,8 @@ class HistoryDialog(QDialog):
         self.versions.itemSelectionChanged.connect(self.show_diff)
         self.diff = QPlainTextEdit(readOnly=True)
         self.diff.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
+        self.versions.setAccessibleName("Versions")
+        self.diff.setAccessibleName("Differences")
         self.status = QLabel("Select a version to compare it with the memory as it is now; select two to compare "
                              "them with each other.")
         self.status.setWordWrap(True)
