@@ -96,6 +96,7 @@ class AsyncMemoryService:
     # The rest of the engine that callers of the seed's interface reach for.
     stats = _off_loop("stats")
     save_checked = _off_loop("save_checked")
+    store_direct = _off_loop("store_direct")
     update_batch = _off_loop("update_batch")
     get_batch = _off_loop("get_batch")
     list_memories = _off_loop("list_memories")
