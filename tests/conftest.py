@@ -66,4 +66,5 @@ def ollama_server(local_embedder):
 def ollama_config(ollama_server) -> MemoryConfig:
     """Points at the test server; a failed provider is retried at once. The timeout is generous: a loaded
     machine can take seconds per answer, and tests of slowness set their own."""
-    return MemoryConfig(ollama_host=ollama_server.url, ollama_timeout_s=10.0, embedder_retry_s=0.0)
+    return MemoryConfig(ollama_host=ollama_server.url, ollama_timeout_s=10.0, embedder_retry_s=0.0,
+                        query_embed_wait_s=10.0)

@@ -31,12 +31,16 @@ class OllamaServer:
         self.dim: int | None = None  # cut vectors to this many dimensions (a model that changed under us)
         self.fail: tuple[int, str] | None = None  # /api/embed answers (status, error), e.g. a crashed runner
         self.fail_after: int | None = None  # with ``fail``: this many /api/embed requests succeed first
+        self.nan = False  # every vector starts with NaN (a broken runner, a model served in float16 overflowing)
+        self.hang = False  # /api/embed requests are accepted and never answered until stop() (a stuck runner)
+        self.held = 0  # /api/embed requests being held by ``hang`` right now
         self.embed_inputs: list[list[str]] = []  # one entry per /api/embed request, the texts as received
         self.requests: list[tuple[str, str]] = []  # (method, path) of every request
         self.port = 0
         self._httpd: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
         self._lock = threading.Lock()  # the model is used from the server's threads one call at a time
+        self._lock_held = threading.Lock()
         self._stopping = threading.Event()
         self._connections: set[socket.socket] = set()  # open keep-alive connections, closed on stop()
 
@@ -90,6 +94,15 @@ class OllamaServer:
         self.requests.append((method, path))
         if self.delay_s and self._stopping.wait(self.delay_s):
             return 503, {"error": "server shutting down"}
+        if self.hang and path == "/api/embed":
+            with self._lock_held:
+                self.held += 1
+            try:
+                self._stopping.wait()
+            finally:
+                with self._lock_held:
+                    self.held -= 1
+            return 503, {"error": "server shutting down"}
         if method == "GET" and path == "/api/version":
             return 200, {"version": VERSION}
         if method == "GET" and path == "/api/tags":
@@ -113,6 +126,8 @@ class OllamaServer:
             vectors = self.embedder.embed_documents(texts) if texts else []
         if self.dim is not None:
             vectors = [v[: self.dim] for v in vectors]
+        if self.nan:
+            vectors = [[float("nan"), *v[1:]] for v in vectors]
         return 200, {
             "model": model,
             "embeddings": vectors,

@@ -12,6 +12,7 @@ from memory_curator.core.config import MemoryConfig
 
 APP_NAME = "memory-curator"
 VAULT_ENV = "MEMORY_CURATOR_VAULT"
+TIMEOUT_ENV = "MEMORY_CURATOR_OLLAMA_TIMEOUT"  # how long to wait for one Ollama request, in seconds
 
 
 def default_vault_dir() -> Path:
@@ -30,4 +31,16 @@ def config_from_env(base: MemoryConfig | None = None) -> MemoryConfig:
     model = os.environ.get("MEMORY_CURATOR_OLLAMA_MODEL")
     if model:
         config = replace(config, ollama_model=model)
+    timeout = _seconds(os.environ.get(TIMEOUT_ENV))
+    if timeout is not None:
+        config = replace(config, ollama_timeout_s=timeout)
     return config
+
+
+def _seconds(value: str | None) -> float | None:
+    """A positive number of seconds, or None (unset or not a number: the default stands)."""
+    try:
+        seconds = float(value or "")
+    except ValueError:
+        return None
+    return seconds if 0 < seconds < 86400 else None

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from embed_helpers import embedded
 from memory_curator.core.errors import MemoryNotFoundError, ValidationError
 from memory_curator.core.lifecycle import summarize
 from memory_curator.core.vault.codec import split_frontmatter
@@ -147,6 +148,7 @@ def test_suggest_groups_by_meaning(svc_local):
                                   "Our cat loves sleeping on the sofa")]
     svc.save("Quarterly revenue grew by ten percent")
     svc.save("The database migration runs at midnight")
+    embedded(svc)
     groups = svc.suggest_groups(threshold=0.5)
     assert groups and groups[0].method == "semantic"
     assert set(groups[0].memory_ids) == {p.id for p in pets}

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from embed_helpers import embedded
 from memory_curator.core.errors import ValidationError
 
 TEXT = "We decided to use PostgreSQL 16 as the primary database for the billing service."
@@ -68,4 +69,5 @@ def test_semantic_near_duplicate(svc_local):
     out = svc.save_checked("We decided to use PostgreSQL 16 as the main database for the billing service.",
                            title="Billing DB", on_duplicate="merge")
     assert out.action == "merged" and out.memory.id == first.id and "main database" in out.memory.content
-    assert out.memory.embedded  # re-embedded after the merge
+    embedded(svc)
+    assert svc.get(first.id, record_access=False).embedded  # re-embedded after the merge

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from embed_helpers import embedded
 from memory_curator.core.embed.base import is_multilingual
 from memory_curator.core.text import finnish, tokens
 
@@ -165,6 +166,7 @@ def test_summary_is_embedded_while_the_full_text_is_searched_and_shown(svc_local
     text = "Raw transcript: " + " ".join(f"line {i} of the zebra migration discussion" for i in range(40))
     item = svc_local.save(text, summary="Decision to move the database to PostgreSQL")
     svc_local.save("Grocery list: apples, bread, cheese")
+    embedded(svc_local)
     row = svc_local.store.conn.execute(
         "SELECT group_concat(content_snippet, ' ') FROM memory_chunks WHERE memory_pk = ?",
         (svc_local.store.pk_of(item.id),)).fetchone()[0]

@@ -8,7 +8,8 @@ from dataclasses import replace
 
 import pytest
 
-from memory_curator.core.errors import DimensionMismatch, EmbeddingError
+from embed_helpers import embedded
+from memory_curator.core.errors import EmbeddingError
 from memory_curator.core.service import MemoryService
 from memory_curator.core.vault.settings import VaultSettings
 
@@ -36,7 +37,8 @@ def test_semantic_search_with_ollama_vectors(vault_dir, ollama_server, ollama_co
         dog = svc.save(DOG)
         svc.save(BUDGET)
         svc.save(DATABASE)
-        assert dog.embedded and svc.stats().embedding_model == "ollama:nomic-embed-text"
+        embedded(svc)
+        assert svc.get(dog.id).embedded and svc.stats().embedding_model == "ollama:nomic-embed-text"
         results = svc.search(PARAPHRASE, mode="semantic", limit=3)
         assert results[0].memory.id == dog.id and results.warnings == ()
         assert svc.search(PARAPHRASE, mode="hybrid")[0].memory.id == dog.id
@@ -51,9 +53,11 @@ def test_save_batch_is_embedded_in_batched_requests(vault_dir, ollama_server, ol
     config = replace(ollama_config, embed_batch_size=4)
     with MemoryService.open(vault_dir, embedder="ollama", config=config) as svc:
         svc.save("warm up: creates the vector table")
+        embedded(svc)
         ollama_server.reset_log()
         saved = svc.save_batch([{"content": f"Fact number {i} about topic {i}."} for i in range(10)])
-        assert all(it.embedded for it in saved)
+        embedded(svc)
+        assert all(it.embedded for it in svc.get_batch([it.id for it in saved], record_access=False))
         assert [len(b) for b in ollama_server.embed_inputs] == [4, 4, 2]
         assert svc.stats().unembedded_count == 0
 
@@ -65,6 +69,7 @@ def test_auto_picks_ollama_when_it_has_the_model_and_the_vault_remembers(vault_d
     with MemoryService.open(vault_dir, embedder="auto", config=ollama_config) as svc:
         assert svc.embedder.key == "ollama:nomic-embed-text"
         svc.save(DOG)
+        embedded(svc)
     assert _recorded(vault_dir).key == "ollama:nomic-embed-text"
     # Ollama is gone, the offline model is installed: the vault stays on Ollama and degrades to keyword
     # search rather than mixing another model's vectors in.
@@ -110,13 +115,18 @@ def test_auto_picks_none_without_ollama_or_the_offline_model(vault_dir, ollama_s
 
 def _degrades_then_recovers(vault_dir, server, config, break_server, heal_server, warning):
     """Shared scenario: memories saved while the provider fails are written and keyword-searchable, marked
-    unembedded; search says why; reindex_missing fills the gaps once the provider is back."""
+    unembedded; the background unit and search say why; reindex_missing fills the gaps once the provider is
+    back."""
     with MemoryService.open(vault_dir, embedder="ollama", config=config) as svc:
         before = svc.save(BUDGET)
-        assert before.embedded
+        embedded(svc)
+        assert svc.get(before.id).embedded
         break_server()
         dog = svc.save(DOG)
-        assert not dog.embedded
+        assert not svc.embedding.wait(60)  # the unit tried, failed, and waits to try again
+        progress = svc.embedding.progress
+        assert progress.state == "waiting" and warning in progress.message, progress
+        assert not svc.get(dog.id).embedded
         assert DOG in svc.vault.abs(svc.store.file_info(dog.id).file_path).read_text(encoding="utf-8")
         assert _ids(svc.search("dog walk", mode="keyword")) == [dog.id]  # the FTS row is there
         results = svc.search("dog walk park", mode="hybrid")
@@ -141,19 +151,23 @@ def test_ollama_down_degrades_to_keyword_and_reindex_fills_the_gaps(vault_dir, o
 def test_slow_ollama_degrades_the_same_way(vault_dir, ollama_server, ollama_config):
     # The timeout is well above a normal answer on a loaded machine and the delay far above the timeout, so
     # only the deliberately slow requests time out. The default retry interval means one wait, not one per call.
-    config = replace(ollama_config, ollama_timeout_s=3.0, embedder_retry_s=60.0)
+    config = replace(ollama_config, ollama_timeout_s=3.0, embedder_retry_s=60.0, query_embed_wait_s=1.0)
     with MemoryService.open(vault_dir, embedder="ollama", config=config) as svc:
-        assert svc.save(BUDGET).embedded
+        svc.save(BUDGET)
+        embedded(svc)
         ollama_server.delay_s = 60.0  # interrupted when the server stops
-        dog = svc.save(DOG)
-        assert not dog.embedded and _ids(svc.search("dog walk", mode="keyword")) == [dog.id]
-        requests = len(ollama_server.requests)
+        dog = svc.save(DOG)  # returns at once: the save never waits on the embedder
+        assert not svc.get(dog.id).embedded and _ids(svc.search("dog walk", mode="keyword")) == [dog.id]
+        assert not svc.embedding.wait(60) and "did not answer within 3 s" in svc.embedding.progress.message
+        # A search waits for the query's vector at most query_embed_wait_s, then answers by keyword...
         found = svc.search("dog walk park")
-        assert found[0].memory.id == dog.id
-        assert "did not answer within 3 s" in found.warnings[0]
-        assert len(ollama_server.requests) == requests  # the search did not wait on it again
+        assert found[0].memory.id == dog.id and "did not answer within 1 s" in found.warnings[0]
+        requests = len(ollama_server.requests)
+        assert svc.search("dog walk park")[0].memory.id == dog.id
+        assert len(ollama_server.requests) == requests  # ...and the next ones do not wait on it again
         ollama_server.delay_s = 0.0
         assert svc.reindex_missing() == 1
+    with MemoryService.open(vault_dir, embedder="ollama", config=ollama_config) as svc:  # the usual query wait
         found = svc.search(PARAPHRASE, mode="semantic", limit=1)
         assert _ids(found) == [dog.id] and found.warnings == ()
 
@@ -184,10 +198,14 @@ def test_ollama_failing_in_the_middle_of_a_batch_keeps_what_was_embedded(vault_d
     with MemoryService.open(vault_dir, embedder="ollama", config=config) as svc:
         svc.save("warm up: creates the vector table")
         ollama_server.reset_log()
+        embedded(svc)
+        ollama_server.reset_log()
         ollama_server.fail, ollama_server.fail_after = (500, "llama runner process has terminated"), 2
         saved = svc.save_batch([{"content": f"Fact number {i} about topic {i}."} for i in range(10)])
         assert len(saved) == 10 and svc.count() == 11  # every memory is written and indexed
-        assert [it.embedded for it in saved] == [True] * 8 + [False] * 2  # two provider batches made it
+        assert not svc.embedding.wait(60)
+        now = svc.get_batch([it.id for it in saved], record_access=False)
+        assert sorted(it.embedded for it in now) == [False] * 2 + [True] * 8  # two provider batches made it
         assert len(list(svc.vault.root.glob("context/*.md"))) == 11
         ollama_server.fail = None
         assert svc.reindex_missing() == 2 and svc.stats().unembedded_count == 0
@@ -205,58 +223,74 @@ def test_embedder_status_names_the_pull_command(vault_dir, ollama_server, ollama
 def test_failed_provider_is_skipped_until_the_retry_interval_passes(vault_dir, ollama_server, ollama_config):
     config = replace(ollama_config, embedder_retry_s=3600.0)
     with MemoryService.open(vault_dir, embedder="ollama", config=config) as svc:
+        svc.save(DATABASE)
+        embedded(svc)
         ollama_server.stop()
-        assert not svc.save(DOG).embedded
+        svc.save(DOG)
+        assert not svc.embedding.wait(60) and svc.embedding.progress.state == "waiting"
+        found = svc.search("dog", mode="semantic")
+        assert _ids(found) and "Semantic search unavailable" in found.warnings[0]
         ollama_server.start()
         ollama_server.reset_log()
-        # Within the interval saves do not wait on a provider that just failed...
-        assert not svc.save(BUDGET).embedded
-        assert ollama_server.embed_inputs == []
+        # Within the interval neither the background unit nor search tries a provider that just failed...
+        svc.save(BUDGET)
+        assert not svc.embedding.wait(1.0)
         found = svc.search("dog", mode="semantic")
         assert _ids(found) and "Semantic search unavailable" in found.warnings[0]
         assert ollama_server.embed_inputs == []
-        # ...but an explicit reindex tries at once, and success clears the failure.
+        # ...but an explicit reindex ("Embed now") tries at once, and success clears the failure.
         assert svc.reindex_missing() == 2
-        assert svc.save(DATABASE).embedded
+        found = svc.search("dog", mode="semantic")
+        assert _ids(found) and found.warnings == ()
+        svc.save("Saved once it is back")
+        embedded(svc)
+        assert svc.stats().unembedded_count == 0
 
 
 # -- wrong dimension ------------------------------------------------------------------------------------
 
 
-def test_wrong_dimension_is_a_clear_error_and_leaves_the_index_intact(vault_dir, ollama_server, ollama_config):
+def test_wrong_dimension_never_fails_a_save_and_search_falls_back(vault_dir, ollama_server, ollama_config):
+    """#18.5: the save is acknowledged (the file and row are written once; a retrying client makes no
+    duplicate), the unit says what happened, semantic and hybrid search answer by keyword with a warning."""
     with MemoryService.open(vault_dir, embedder="ollama", config=ollama_config) as svc:
         first = svc.save(DOG)
         svc.save(BUDGET)
+        embedded(svc)
         vectors_before = svc.store.vectors.count()
     # The model behind the same name now returns shorter vectors (e.g. another version was pulled).
     ollama_server.dim = 256
     with MemoryService.open(vault_dir, embedder="ollama", config=ollama_config) as svc:
-        with pytest.raises(DimensionMismatch, match="256.*384|384.*256") as err:
-            svc.save(DATABASE)
-        assert "reindex --model ollama:nomic-embed-text" in str(err.value)
-        with pytest.raises(DimensionMismatch):
-            svc.search(PARAPHRASE, mode="semantic")
+        svc.save(DATABASE)
+        assert svc.count() == 3 and len(list(svc.vault.root.glob("context/*.md"))) == 3
+        assert not svc.embedding.wait(60)
+        message = svc.embedding.progress.message
+        assert "256" in message and "384" in message and "Settings" in message, message
+        for mode in ("semantic", "hybrid"):
+            found = svc.search("dog walk park", mode=mode)
+            assert _ids(found)[0] == first.id and "showing keyword results" in " ".join(found.warnings)
         assert svc.store.vectors.count() == vectors_before and svc.store.vectors.dim == 384
         assert svc.get(first.id).embedded
     ollama_server.dim = None
     with MemoryService.open(vault_dir, embedder="ollama", config=ollama_config) as svc:
         assert svc.count() == 3  # the memory whose embedding failed was still saved
-        assert svc.store.vectors.count() == vectors_before
+        embedded(svc)  # and is embedded on open, once the model answers as before
+        assert svc.stats().unembedded_count == 0
         assert _ids(svc.search(PARAPHRASE, mode="semantic", limit=1)) == [first.id]
-        assert svc.reindex_missing() == 1
-        # Re-embedding with the model as it is now repairs the vault (the CLI's `reindex --model`).
+        # Re-embedding with the model as it is now repairs the vault (Settings, or `reindex --model`).
         ollama_server.dim = 256
         assert svc.change_embedder("ollama", "nomic-embed-text") == 3
         assert svc.store.vectors.dim == 256 and _recorded(vault_dir).dim == 256
         assert _ids(svc.search(PARAPHRASE, mode="semantic", limit=1)) == [first.id]
 
 
-def test_dimension_change_while_in_use_is_caught_by_the_embedder(vault_dir, ollama_server, ollama_config):
+def test_dimension_change_while_in_use_is_caught_before_writing(vault_dir, ollama_server, ollama_config):
     with MemoryService.open(vault_dir, embedder="ollama", config=ollama_config) as svc:
         svc.save(DOG)
+        embedded(svc)
         ollama_server.dim = 128
-        with pytest.raises(DimensionMismatch, match="128-dimensional vector after 384"):
-            svc.save(BUDGET)
+        svc.save(BUDGET)
+        assert not svc.embedding.wait(60) and "128-dimensional" in svc.embedding.progress.message
         assert svc.store.vectors.count() == 1 and svc.count() == 2
 
 
@@ -264,6 +298,7 @@ def test_rebuild_stands_while_ollama_is_down(vault_dir, ollama_server, ollama_co
     """The rebuild reads the files whether or not the embedder answers; embedding waits for reindex_missing."""
     with MemoryService.open(vault_dir, embedder="ollama", config=ollama_config) as svc:
         saved = svc.save(DOG)
+        embedded(svc)
         ollama_server.stop()
         report = svc.rebuild_index()  # embeds by default
         assert report.added == 1 and svc.stats().unembedded_count == 1

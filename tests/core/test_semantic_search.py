@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from embed_helpers import embedded
 from memory_curator.core.errors import ValidationError
 from memory_curator.core.service import MemoryService
 
@@ -13,6 +14,7 @@ pytestmark = pytest.mark.model
 def test_seed_python_programming(svc_local):
     svc_local.save("Python is great")
     svc_local.save("JavaScript is okay")
+    embedded(svc_local)
     results = svc_local.search("Python programming")
     assert results[0].memory.content == "Python is great"
 
@@ -21,6 +23,7 @@ def test_paraphrase_is_found_semantically(svc_local):
     target = svc_local.save("I took the dog for a long walk in the park this morning")
     svc_local.save("The quarterly budget review is scheduled for Friday")
     svc_local.save("We migrated the database to PostgreSQL 16")
+    embedded(svc_local)
     results = svc_local.search("strolling with my puppy outdoors", mode="semantic", limit=3)
     assert results[0].memory.id == target.id
     assert results[0].distance is not None and 0 < results[0].score <= 1
@@ -33,7 +36,8 @@ def test_long_content_is_chunked_and_returned_once(svc_local):
     filler = " ".join(f"Filler sentence number {i} talks about accounting spreadsheets." for i in range(150))
     needle = "The secret launch code for the rocket is kept in the blue safe."
     m = svc_local.save(filler + " " + needle + " " + filler)
-    assert m.chunk_count > 1
+    embedded(svc_local)
+    assert svc_local.get(m.id).chunk_count > 1
     results = svc_local.search("where is the rocket launch code stored", mode="semantic", limit=5)
     assert [r.memory.id for r in results].count(m.id) == 1
     assert "rocket" in results[0].matched_snippet
@@ -51,7 +55,8 @@ def test_vault_remembers_its_model_and_refuses_to_mix(vault_dir, config, local_e
 def test_unembedded_memories_are_filled_in_later(vault_dir, config, local_embedder):
     with MemoryService.open(vault_dir, embedder="none", config=config) as svc:
         ids = [svc.save(f"note {i} about gardening tomatoes").id for i in range(3)]
-    with MemoryService.open(vault_dir, embedder=local_embedder, config=config) as svc:
+    # The explicit way (the CLI's `reindex`): on this thread, with progress.
+    with MemoryService.open(vault_dir, embedder=local_embedder, config=config, background=False) as svc:
         assert svc.stats().unembedded_count == 3
         seen = []
         assert svc.reindex_missing(progress=lambda d, t, m: seen.append((d, t))) == 3
@@ -62,14 +67,16 @@ def test_unembedded_memories_are_filled_in_later(vault_dir, config, local_embedd
 
 def test_rebuild_restores_semantic_search(svc_local):
     m = svc_local.save("Espresso needs finely ground coffee beans")
-    (svc_local.vault.root / "index.db").exists()
+    embedded(svc_local)
     svc_local.rebuild_index()
     assert svc_local.search("how to make strong coffee", mode="semantic")[0].memory.id == m.id
 
 
 def test_content_edit_re_embeds(svc_local):
     m = svc_local.save("Cats sleep most of the day")
+    embedded(svc_local)
     svc_local.update(m.id, content="Rockets need liquid oxygen")
+    embedded(svc_local)
     assert svc_local.get(m.id).chunk_count == 1
     assert svc_local.search("spaceflight propellant", mode="semantic")[0].memory.id == m.id
 
@@ -80,3 +87,16 @@ def test_hybrid_inside_a_transaction_sees_its_uncommitted_rows(svc_local):
         new = svc_local.save("Zanzibar spice market notes")  # not committed yet
         (hit, *_) = svc_local.search("zanzibar", mode="hybrid")
         assert hit.memory.id == new.id and hit.explanation.keyword_rank == 1
+
+
+def test_memories_without_vectors_are_embedded_in_the_background_on_open(vault_dir, config, local_embedder):
+    """#15.1: a vault of unembedded memories (the sample vault, one written by another program) is embedded
+    on open, with no click and no command; the open itself does not wait for it."""
+    with MemoryService.open(vault_dir, embedder="none", config=config) as svc:
+        ids = [svc.save(f"note {i} about gardening tomatoes").id for i in range(3)]
+    with MemoryService.open(vault_dir, embedder=local_embedder, config=config) as svc:
+        embedded(svc)
+        assert svc.stats().unembedded_count == 0
+        progress = svc.embedding.progress
+        assert (progress.state, progress.done, progress.total) == ("idle", 3, 3)
+        assert svc.search("growing vegetables", mode="semantic")[0].memory.id in ids

@@ -21,8 +21,7 @@ def test_status_bar_follows_ollama(harness, vault_dir, seeded, ollama):
     w = harness.open(vault_dir, embedder="ollama")
     harness.qtbot.waitUntil(lambda: f"127.0.0.1:{ollama.port}" in w.status.embedder.text(), timeout=10000)
     assert "nomic-embed-text" in w.status.embedder.text()
-    assert w.status.pending.text() == f"{len(seeded)} not embedded"
-    embed_all(harness)
+    embed_all(harness)  # #15.1: embedded in the background on open, without a click
     assert len(ollama.embedded_texts) >= len(seeded)
     assert search(harness, "which database keeps the embeddings?", "semantic")[0] == "Vector store"
 
@@ -33,6 +32,34 @@ def test_status_bar_follows_ollama(harness, vault_dir, seeded, ollama):
     harness.qtbot.waitUntil(lambda: "keyword results" in w.status.currentMessage())
     w.refresh_status()
     harness.qtbot.waitUntil(lambda: "not reachable" in w.status.embedder.text().lower(), timeout=10000)
+
+
+@pytest.mark.model
+def test_background_embedding_shows_progress_and_pauses(harness, vault_dir, seeded, ollama):
+    """#15.1: the status bar shows the background embedding with Pause; paused, it stays paused even when the
+    round in progress ends; Resume finishes it, and the first semantic search then works."""
+    from memory_curator.gui.widgets.status import EngineStatusBar
+
+    ollama.hang = True  # the first round waits on the server, so the bar can be seen mid-way
+    w = harness.open(vault_dir, embedder="ollama")
+    bar: EngineStatusBar = w.status
+    harness.qtbot.waitUntil(lambda: bar.pending.text() == f"Embedding 0 of {len(seeded)}…", timeout=30000)
+    assert bar.embed_progress.isVisible() and bar.pause_button.text() == "Pause"
+    found = search(harness, "SQLite vector store", "hybrid")
+    assert found[0] == "Vector store"  # keyword results meanwhile, and the message names the status bar, not a command
+    harness.qtbot.waitUntil(lambda: "status bar" in w.status.currentMessage(), timeout=10000)
+    assert "memory-curator" not in w.status.currentMessage()
+    bar.pause_button.click()
+    ollama.hang = False
+    ollama.stop()  # the held request ends; the unit stays paused
+    ollama.start()
+    harness.qtbot.waitUntil(lambda: bar.pause_button.text() == "Resume", timeout=30000)
+    assert bar.pending.text() == f"Embedding paused ({len(seeded)} left): click Resume"
+    assert ollama.embed_inputs == [] and not bar.embed_progress.isVisible()
+    bar.pause_button.click()
+    embed_all(harness)
+    assert not bar.pause_button.isVisible()
+    assert search(harness, "which database keeps the embeddings?", "semantic")[0] == "Vector store"
 
 
 @pytest.mark.model

@@ -101,12 +101,16 @@ def cmd_add(args, vault, config):
                 output.warn(f"near-duplicate of {d.memory_id} ({d.method} similarity {d.similarity:.3f}): {outcome.action}")
         else:
             item = svc.save(_read_content(args.content), **values)
+        # The save is done; its embedding runs in the background: wait for it (Ctrl+C still exits at once).
+        if svc.embedding.settle(config.ollama_timeout_s):
+            item = svc.get(item.id, record_access=False) or item
         if args.json:
             output.emit_json(item)
         else:
             print(output.item_line(item))
             if not item.embedded and svc.embedder is not None:
-                why = svc.embedder_status().detail  # says what to do: start Ollama, pull the model...
+                progress = svc.embedding.progress  # says what to do: start Ollama, pull the model...
+                why = progress.message if progress.message else svc.embedder_status().detail
                 output.warn(f"saved without embedding ({why}); run `memory-curator reindex` later")
 
 

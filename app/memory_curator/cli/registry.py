@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 
 from memory_curator.core.config import MemoryConfig
@@ -46,7 +47,9 @@ def register_all(sub: argparse._SubParsersAction) -> None:
 
 
 def open_service(args: argparse.Namespace, vault: Path, config: MemoryConfig) -> MemoryService:
-    """The vault named on the command line, with the embedder chosen by ``--embedder``."""
+    """The vault named on the command line, with the embedder chosen by ``--embedder``. The process exits after
+    the command, so closing waits (up to the Ollama timeout) for what it wrote to be embedded."""
+    config = replace(config, embed_close_wait_s=max(config.embed_close_wait_s, config.ollama_timeout_s))
     return MemoryService.open(vault, embedder=args.embedder, config=config)
 
 

@@ -18,6 +18,10 @@ class MemoryConfig:
     ollama_timeout_s: float = 30.0
     embed_batch_size: int = 32
     embedder_retry_s: float = 60.0  # after a provider failure, skip it this long before trying again
+    # A search waits this long for a remote provider's query vector, then answers by keyword with a warning.
+    query_embed_wait_s: float = 3.0
+    # Closing waits this long for the memories this process wrote to be embedded (the CLI: it exits next).
+    embed_close_wait_s: float = 0.0
 
     # Chunking (parent-child): tokens are words, or single CJK characters
     chunk_size: int = 512

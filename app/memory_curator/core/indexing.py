@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import math
 import os
 import threading
 from collections.abc import Sequence
@@ -12,8 +13,9 @@ from dataclasses import dataclass, field
 from memory_curator.core import bulk_read
 from memory_curator.core.config import MemoryConfig
 from memory_curator.core.conflicts.names import copy_name
+from memory_curator.core.embed.background import ModelChanged
 from memory_curator.core.embed.base import Embedder
-from memory_curator.core.errors import ConflictedFile, DimensionMismatch, VaultFileError
+from memory_curator.core.errors import ConflictedFile, DimensionMismatch, EmbeddingError, VaultFileError
 from memory_curator.core.index.store import ROW_CATEGORY, ROW_UPDATED_AT, IndexStore, MemoryRow
 from memory_curator.core.model import MemoryItem
 from memory_curator.core.progress import Tracker
@@ -62,33 +64,42 @@ def embed_items(
     tracker: Tracker | None = None,
 ) -> int:
     """Embed the chunks of ``items`` ((pk, item) pairs) in provider batches; each batch commits on its own
-    so a cancel or a provider failure keeps what was done. Returns the number of memories embedded."""
+    so a cancel or a provider failure keeps what was done. Vectors are checked before anything is written
+    (finite, the index's size), and a memory whose text changed while it was being embedded (another thread
+    or process wrote it) is left for the next round. Returns the number of memories embedded."""
     ensure_vector_table(store, embedder)
     done = 0
-    pending: list[tuple[int, list[tuple[int, int, int, str, str]]]] = []
+    pending: list[tuple[int, MemoryItem, list[tuple[int, int, int, str, str]]]] = []
     pending_texts = 0
 
     def flush() -> None:
         nonlocal done, pending, pending_texts
         if not pending:
             return
-        texts = [c[4] for _, chunks in pending for c in chunks]
+        texts = [c[4] for _, _, chunks in pending for c in chunks]
         vectors = embedder.embed_documents(texts)
-        check_dimension(store, vectors)
+        if len(vectors) != len(texts):
+            raise EmbeddingError(f"{embedder.key} returned {len(vectors)} vectors for {len(texts)} texts.")
+        check_vectors(store, vectors)
         pos = 0
         with store.transaction():
-            for pk, chunks in pending:
+            if store.vectors.model != embedder.key:  # another process switched models meanwhile: keep its vectors
+                raise ModelChanged(f"This vault's vectors now come from {store.vectors.model}, not {embedder.key}; "
+                                   "this process stops embedding. Open the vault again to use the new model.")
+            for pk, item, chunks in pending:
                 vecs = vectors[pos : pos + len(chunks)]
                 pos += len(chunks)
+                if store.embedded_fields(item.id) != (item.title, item.content, item.summary):
+                    continue  # changed or gone since it was read: its new text waits for the next round
                 store.set_chunks(pk, [c[:4] for c in chunks], vecs, embed_hash(embedder.key, [c[4] for c in chunks]))
-        done += len(pending)
+                done += 1
         if tracker is not None:
             tracker.step(len(pending), "embedding")
         pending, pending_texts = [], 0
 
     for pk, item in items:
         chunks = embedding_chunks(item, config, embedder.max_chunk_tokens)
-        pending.append((pk, chunks))
+        pending.append((pk, item, chunks))
         pending_texts += len(chunks)
         if pending_texts >= config.embed_batch_size:
             flush()
@@ -96,28 +107,45 @@ def embed_items(
     return done
 
 
-def check_dimension(store: IndexStore, vectors: Sequence[Sequence[float]]) -> None:
-    """Vectors of another size than the index holds mean the model changed under its name (another version
-    pulled): say so, and what to do, before anything is written."""
+def check_vectors(store: IndexStore, vectors: Sequence[Sequence[float]]) -> None:
+    """Refuse vectors that would poison the index, before anything is written: a NaN or an infinity (one
+    such vector made every semantic search fail), or another size than the index holds (the model changed
+    under its name: another version pulled)."""
+    for v in vectors:
+        if not all(math.isfinite(x) for x in v):
+            raise EmbeddingError(
+                "The embedder returned a vector with NaN or infinite values, so it was not stored. The model or "
+                "its server is broken: restart it, or choose another model in Settings. Memories are saved and "
+                "found by keyword meanwhile."
+            )
     dim, model = store.vectors.dim, store.vectors.model
     wrong = next((len(v) for v in vectors if dim is not None and len(v) != dim), None)
     if wrong is not None:
         raise DimensionMismatch(
             f"{model} now returns {wrong}-dimensional vectors, but this vault's vectors have {dim}: the model "
             "changed (another version pulled?). Memories are saved and found by keyword meanwhile. To re-embed "
-            f"every memory with the model as it is now, run `memory-curator reindex --model {model}` or change "
-            "the model in Settings."
+            "every memory with the model as it is now, change the model in Settings (or run "
+            f"`memory-curator reindex --model {model}`)."
         )
 
 
+
 def ensure_vector_table(store: IndexStore, embedder: Embedder) -> None:
-    """Create the vec0 table for the embedder's dimension on first use."""
-    if store.vectors.exists() and store.vectors.model == embedder.key:
+    """Create the vec0 table for the embedder's dimension on first use. A table of another model is never
+    dropped here (only ``Embedding.switch`` drops vectors): it means another process moved the vault to
+    another model, and this one must stop embedding rather than undo that."""
+    if store.vectors.exists():
+        if store.vectors.model != embedder.key:
+            raise ModelChanged(f"This vault's vectors come from {store.vectors.model}, not {embedder.key}; this "
+                               "process stops embedding and keeps them. Open the vault again to use its model.")
         return
     dim = embedder.dimension()
     with store.transaction():
-        store.drop_all_vectors()
-        store.vectors.create(embedder.key, dim)
+        if not store.vectors.exists():  # another process may have created it meanwhile
+            store.drop_all_vectors()
+            store.vectors.create(embedder.key, dim)
+    if store.vectors.model != embedder.key:
+        raise ModelChanged(f"This vault's vectors come from {store.vectors.model}, not {embedder.key}.")
 
 
 def index_file(store: IndexStore, vault: Vault, rel: str, seen_ids: dict[str, str] | None = None,

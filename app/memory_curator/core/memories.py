@@ -1,7 +1,7 @@
 """Memories: one change to the vault as a unit, for the facade and the modules that change memories.
 
 A change takes the cross-process write lock (another process's read-modify-write never interleaves with
-ours), writes the file first (the truth), then its index row, then embeds it when the embedder is up, and
+ours), writes the file first (the truth), then its index row, then hands it to the background embedding, and
 leaves a change for the next history commit (batched: at most one git commit per ``HISTORY_BATCH_S``).
 Lifecycle modules, the inbox and history receive this object, never the service.
 """
@@ -126,12 +126,13 @@ class Memories:
             report = indexing.sync(self.store, self.vault, fresh=fresh)
             self.vault.remove_leftovers()  # temp files of writes killed midway, seen by that sync's scan
             access.score_unscored(self.store, self.config)  # files from other programs, vaults from before scores
+        self.embedding.kick_if_missing()  # on open: what has no vectors is embedded in the background
         return report
 
     # -- new memories ---------------------------------------------------------------------------------
 
     def create(self, content: str, **args: Any) -> MemoryItem:
-        """``save``: a new memory from the caller's values, written, indexed and embedded."""
+        """``save``: a new memory from the caller's values, written and indexed (embedded after, in the background)."""
         return self.write_new([new_item(self.config, content, **args)])[0]
 
     def create_many(self, items: Sequence[Mapping[str, Any]], mode: str,
@@ -163,7 +164,7 @@ class Memories:
                 self.vault.delete_file(rel)
             raise
         self.history_pending = True
-        self.embedding.embed_now(pairs, tracker)
+        self.embedding.queue(pairs, tracker)  # embedded after, in the background: a save never waits on it
         return [self.store.get(it.id) or it for it in items]
 
     # -- changes --------------------------------------------------------------------------------------
@@ -197,7 +198,7 @@ class Memories:
             if indexing.embedded_text_changed(current, new):
                 self.store.clear_chunks(pk)
         if self.store.get(new.id).chunk_count == 0:
-            self.embedding.embed_now([(pk, new)])
+            self.embedding.queue([(pk, new)])
         return self.store.get(new.id)  # type: ignore[return-value]
 
     def update(self, memory_id: str, **changes: Any) -> MemoryItem:
@@ -244,6 +245,6 @@ class Memories:
                 for rel in found.values():
                     indexing.index_file(self.store, self.vault, self.vault.restore_from_trash(rel))
             restored = self.store.get_many(found)
-            self.embedding.embed_now([(self.store.pk_of(mid), restored[mid]) for mid in found if mid in restored])
+            self.embedding.queue([(self.store.pk_of(mid), restored[mid]) for mid in found if mid in restored])
             back = self.store.get_many(found)
             return [back[mid] for mid in wanted if mid in back]

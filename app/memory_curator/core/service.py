@@ -45,12 +45,12 @@ log = logging.getLogger(__name__)
 
 class MemoryService:
     def __init__(self, vault: Vault, store: IndexStore, embedder: Embedder | None, config: MemoryConfig,
-                 settings: VaultSettings):
+                 settings: VaultSettings, *, background: bool = True):
         self.vault = vault
         self.store = store
         self.config = config
         self.settings = settings
-        self.embedding = Embedding(store, settings, config, embedder)
+        self.embedding = Embedding(store, settings, config, embedder, vault.index_path if background else None)
         self.memories = Memories(vault, store, config, settings, self.embedding)
         self.write_lock = self.memories.write_lock
         self.history = self.memories.history
@@ -64,8 +64,8 @@ class MemoryService:
 
     @classmethod
     def open(cls, vault_dir: str | Path, embedder: str | Embedder = "auto", config: MemoryConfig | None = None,
-             *, sync: bool = True) -> MemoryService:
-        """Open (or create) a vault: the index created, migrated or rebuilt, then synced with the files."""
+             *, sync: bool = True, background: bool = True) -> MemoryService:
+        """Open (or create) a vault: the index created, migrated or rebuilt, then synced; embedding follows."""
         config = config or MemoryConfig()
         vault = Vault(Path(vault_dir))
         vault.ensure()
@@ -76,7 +76,7 @@ class MemoryService:
         except BaseException:
             store.close()
             raise
-        svc = cls(vault, store, chosen, config, settings)
+        svc = cls(vault, store, chosen, config, settings, background=background)
         if rebuilt or sync:
             svc.last_sync = svc.conflicts.settled(svc.memories.sync_all(fresh=rebuilt))
         return svc
@@ -86,9 +86,9 @@ class MemoryService:
             self.commit_history(force=True)
         except StorageError as exc:
             log.warning("Could not commit the last changes to the vault's git history: %s", exc)
+        self.embedding.close(self.config.embed_close_wait_s)
         self._changes.close()
         self.store.close()
-        self.embedding.close()
 
     def __enter__(self) -> MemoryService:
         return self
@@ -130,7 +130,7 @@ class MemoryService:
     def save(self, content: str, category: str = "context", title: str | None = None,
              keywords: Iterable[str] | None = None, session_id: str | None = None, source: str = "user",
              salience: float | None = None, **fields: Any) -> MemoryItem:
-        """Write a new memory file, index it, and embed it when the embedder is up."""
+        """Write a new memory file and index it; it is embedded after, in the background (``embedding``)."""
         return self.memories.create(content, category=category, title=title, keywords=keywords,
                                     session_id=session_id, source=source, salience=salience, **fields)
 
@@ -349,6 +349,7 @@ class MemoryService:
     def sync(self, *, progress: ProgressFn | None = None, cancel: CancelToken | None = None) -> indexing.SyncReport:
         """Pick up files added, changed or removed by other programs."""
         self.last_sync = self.conflicts.settled(indexing.sync(self.store, self.vault, Tracker(0, progress, cancel)))
+        self.embedding.kick_if_missing()  # files edited by other programs lost their vectors: embed them again
         return self.last_sync
 
     def rebuild_index(self, *, embed: bool = True, progress: ProgressFn | None = None,

@@ -23,7 +23,9 @@ from PySide6.QtCore import QObject, QThread, QTimer, Signal, Slot
 
 from memory_curator.core.config import MemoryConfig
 from memory_curator.core.embed.base import Embedder
-from memory_curator.core.errors import Cancelled, CuratorError
+from memory_curator.core.embed.resolve import fork
+from memory_curator.core.embedding import Embedding
+from memory_curator.core.errors import Cancelled, CuratorError, ValidationError
 from memory_curator.core.polling import PollFailures
 from memory_curator.core.progress import CancelToken
 from memory_curator.core.service import MemoryService
@@ -136,15 +138,21 @@ def _open_service(executor: _Executor, ctx: _Context) -> MemoryService:
 
 
 def _open_reader(executor: _Executor, ctx: _Context) -> MemoryService:
-    """The reader opens once the writer has (migrations and the first sync are the writer's), with the
-    writer's embedder object so the model is loaded once."""
+    """The reader opens once the writer has (migrations and the first sync are the writer's), with an embedder
+    of the writer's model but its own (one provider client per thread; the offline model's weights are loaded
+    once). It never embeds in the background: the writer's unit does."""
     engine = executor._engine
     engine._writer_ready.wait()
     writer = engine._writer.executor.service
     if writer is None:
         raise CuratorError("The vault could not be opened.")
-    executor.service = MemoryService.open(engine.spec["vault"], embedder=writer.embedder or "none",
-                                          config=engine.spec["config"], sync=False)
+    own = fork(writer.embedder, engine.spec["config"]) if writer.embedder is not None else "none"
+    try:
+        executor.service = MemoryService.open(engine.spec["vault"], embedder=own, config=engine.spec["config"],
+                                              sync=False, background=False)
+    except ValidationError:  # the writer switched the vault's model meanwhile: take the vault's own
+        executor.service = MemoryService.open(engine.spec["vault"], embedder="auto", config=engine.spec["config"],
+                                              sync=False, background=False)
     return executor.service
 
 
@@ -272,13 +280,27 @@ class Engine(QObject):
     def busy(self) -> bool:
         return bool(self._pending)
 
-    def shutdown(self, timeout_ms: int = 30000) -> None:
-        """Cancel what is running, close each service on its own thread, and stop the threads."""
+    @property
+    def embedding(self) -> Embedding | None:
+        """The writer's embedding unit: its ``progress``, ``pause``, ``resume`` and ``retry`` are thread-safe,
+        so the status bar reads and drives them from the main thread. None until the vault is open."""
+        service = self._writer.executor.service
+        return None if service is None else service.embedding
+
+    def shutdown(self, timeout_ms: int = 5000) -> None:
+        """Cancel what is running, close each service on its own thread, and stop the threads, waiting at most
+        ``timeout_ms`` for all of them together (an embedder stuck on the network is never waited for: the
+        background embedding is a daemon thread and searches wait for it only briefly)."""
         for req in list(self._pending.values()):
             req.cancel()
+        embedding = self.embedding
+        if embedding is not None:
+            embedding.pause()  # stop the background round at once, before the close request is even reached
         lanes = [lane for lane in (self._reader, self._writer) if lane.thread.isRunning()]
         for lane in lanes:
             self._enqueue(_close_service, None, lane)
+        deadline = time.monotonic() + timeout_ms / 1000
         for lane in lanes:
-            if not lane.thread.wait(timeout_ms):
+            left = max(0, int((deadline - time.monotonic()) * 1000))
+            if not lane.thread.wait(left):
                 log.warning("The engine thread %s did not stop within %d ms", lane.thread.objectName(), timeout_ms)

@@ -236,7 +236,7 @@ class Conflicts:
                 m.store.delete_path(c.copy_path)
             item = indexing.index_file(m.store, m.vault, c.path)
         if item is not None and m.store.get(item.id).chunk_count == 0:  # type: ignore[union-attr]
-            m.embedding.embed_now([(m.store.pk_of(item.id), item)])  # type: ignore[list-item]
+            m.embedding.queue([(m.store.pk_of(item.id), item)])  # type: ignore[list-item]
         new = None
         if other is not None:
             provenance = {**(other.provenance or {}), "sync_conflict_of": c.memory_id, "sync_tool": c.tool}

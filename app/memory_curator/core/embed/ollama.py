@@ -78,8 +78,8 @@ class OllamaEmbedder:
     def _too_slow(self) -> EmbedderUnavailable:
         return EmbedderUnavailable(
             f"Ollama at {self.host} did not answer within {self.timeout:g} s (busy, or still loading "
-            f"{self.model!r}). Try again shortly, or raise the timeout in Settings. Memories are saved and found "
-            "by keyword meanwhile."
+            f"{self.model!r}). Memories are saved and found by keyword meanwhile, and embedded once it answers. To "
+            "wait longer, set MEMORY_CURATOR_OLLAMA_TIMEOUT (seconds) in the environment."
         )
 
     def _missing(self) -> EmbedderUnavailable:
@@ -105,15 +105,12 @@ class OllamaEmbedder:
             vectors = [list(v) for v in resp.embeddings]
             if len(vectors) != len(batch):
                 raise EmbeddingError(f"Ollama returned {len(vectors)} vectors for {len(batch)} texts.")
-            for v in vectors:
-                if self._dim is None:
-                    self._dim = len(v)
-                elif len(v) != self._dim:
-                    raise DimensionMismatch(
-                        f"Ollama model {self.model!r} returned a {len(v)}-dimensional vector after {self._dim}: it "
-                        "changed while in use (another version pulled?). Open the vault again, and if it still "
-                        f"fails, re-embed with `memory-curator reindex --model ollama:{self.model}`."
-                    )
+            if len({len(v) for v in vectors}) > 1:
+                raise DimensionMismatch(f"Ollama model {self.model!r} returned vectors of different sizes in one answer.")
+            # The size is the model's as it answers now (never latched: a model pulled again may change it, and
+            # whether that fits the vault is the index's call, indexing.check_vectors).
+            if vectors:
+                self._dim = len(vectors[0])
             out.extend(vectors)
         return out
 

@@ -41,6 +41,18 @@ def resolve(choice: str, recorded: EmbedderSpec | None, config: MemoryConfig) ->
     ollama = OllamaEmbedder(config.ollama_model, config.ollama_host, config.ollama_timeout_s, config.embed_batch_size)
     if ollama.status().available:
         return ollama
+    ollama.close()  # the probe's client: not kept, so released now
     if local.installed():
         return LocalEmbedder()
     return None
+
+
+def fork(embedder: Embedder, config: MemoryConfig) -> Embedder:
+    """Another embedder for the same model, for another thread: threads never share a provider's client
+    (the offline model's weights are loaded once and shared). An embedder of another kind (a caller's own
+    object) is returned as it is; it must then be safe to use from several threads."""
+    if isinstance(embedder, OllamaEmbedder):
+        return OllamaEmbedder(embedder.model, embedder.host, embedder.timeout, embedder.batch_size)
+    if isinstance(embedder, LocalEmbedder):
+        return LocalEmbedder(embedder.batch_size)
+    return embedder

@@ -372,6 +372,17 @@ class IndexStore:
     def unembedded_ids(self) -> list[str]:
         return [r[0] for r in self.conn.execute("SELECT id FROM memories WHERE chunk_count = 0 ORDER BY pk")]
 
+    def unembedded_pks(self, pks: Iterable[int]) -> set[int]:
+        """Those of ``pks`` whose memory exists and has no vectors yet."""
+        wanted = [int(p) for p in pks]
+        found: set[int] = set()
+        for i in range(0, len(wanted), 500):
+            part = wanted[i : i + 500]
+            marks = ",".join("?" * len(part))
+            found.update(r[0] for r in self.conn.execute(
+                f"SELECT pk FROM memories WHERE chunk_count = 0 AND pk IN ({marks})", part))
+        return found
+
     def unembedded_count(self) -> int:
         return self.conn.execute("SELECT COUNT(*) FROM memories WHERE chunk_count = 0").fetchone()[0]
 

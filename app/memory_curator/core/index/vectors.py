@@ -29,6 +29,7 @@ Memory: 0.9 GB at 1,000,000 x 768 (bits 96 MB, int8 768 MB).
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Iterable, Sequence
 
 import numpy as np
@@ -300,12 +301,13 @@ class VectorTable:
         if exact is None:
             exact = self.count() * dim <= EXACT_MAX_VALUES
         if exact:
-            return list(
-                self.conn.execute(
-                    f"SELECT chunk_id, distance FROM {TABLE} WHERE embedding MATCH ? AND k = ? ORDER BY distance",
-                    (arr.tobytes(), int(k)),
-                )
+            rows = self.conn.execute(
+                f"SELECT chunk_id, distance FROM {TABLE} WHERE embedding MATCH ? AND k = ? ORDER BY distance",
+                (arr.tobytes(), int(k)),
             )
+            # A vector stored with NaN in it (before they were refused) has no distance: it is left out, so one
+            # row never breaks a search.
+            return [(cid, d) for cid, d in rows if d is not None and math.isfinite(d)]
         with blas.one_thread():
             return self._approximate(arr, k)
 
@@ -325,7 +327,7 @@ class VectorTable:
         mat = np.frombuffer(b"".join(halves), dtype=np.float16).reshape(len(ids), -1).astype(np.float32)
         dist = 1.0 - mat @ arr
         top = np.argsort(dist, kind="stable")[:k]
-        return [(ids[i], float(dist[i])) for i in top]
+        return [(ids[i], float(dist[i])) for i in top if np.isfinite(dist[i])]
 
     def memory_vectors(self, memory_pks: Sequence[int], query: Sequence[float] | np.ndarray) -> dict[int, np.ndarray]:
         """Per memory, the stored vector of its chunk nearest to ``query`` (float16 precision, read by primary
@@ -353,6 +355,8 @@ class VectorTable:
         sims = mat @ q
         best: dict[int, int] = {}
         for row, pk in enumerate(pks):
+            if not np.isfinite(sims[row]):
+                continue  # a stored NaN vector: no similarity to give
             if pk not in best or sims[row] > sims[best[pk]]:
                 best[pk] = row
         return {pk: mat[row] for pk, row in best.items()}
@@ -381,7 +385,9 @@ class VectorTable:
                     "FROM json_each(?) p", (json.dumps(points),),
                 ).fetchall()
             mat = np.frombuffer(b"".join(r[0] for r in rows if r[0] is not None), dtype=np.float16)
-            mean = mat.reshape(-1, dim).astype(np.float32).mean(axis=0)
+            rows_f = mat.reshape(-1, dim).astype(np.float32)
+            rows_f = rows_f[np.isfinite(rows_f).all(axis=1)]
+            mean = rows_f.mean(axis=0) if len(rows_f) else None
         self._mean = (key, mean)
         return mean
 

@@ -129,7 +129,7 @@ def update_batch(memories: Memories, updates: Sequence[Mapping[str, Any]], mode:
     to_embed = [p.new.id for p in done if indexing.embedded_text_changed(p.current, p.new)]
     if to_embed:
         items = memories.store.get_many(to_embed)
-        memories.embedding.embed_now([(memories.store.pk_of(i), items[i]) for i in to_embed if i in items])
+        memories.embedding.queue([(memories.store.pk_of(i), items[i]) for i in to_embed if i in items])
     fresh = memories.store.get_many(p.new.id for p in done)
     errors.sort(key=lambda e: e["index"])
     return [fresh[p.new.id] for p in done if p.new.id in fresh], errors

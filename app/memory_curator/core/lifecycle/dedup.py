@@ -16,7 +16,7 @@ from typing import Any
 
 from memory_curator.core import indexing
 from memory_curator.core.config import MemoryConfig
-from memory_curator.core.errors import EmbeddingError, ValidationError
+from memory_curator.core.errors import ValidationError
 from memory_curator.core.index.filters import Filters
 from memory_curator.core.index.search_rows import passing_pks
 from memory_curator.core.lifecycle.similarity import jaccard, word_set
@@ -55,12 +55,15 @@ def _live(memories: Memories, pks: list[int]) -> dict[int, MemoryItem]:
 def semantic_matches(memories: Memories, item: MemoryItem, limit: int) -> list[DuplicateMatch] | None:
     """None when the embedder cannot be used (the caller falls back to keywords)."""
     emb = memories.embedding.usable()
-    if emb is None or memories.store.vectors.count() == 0:
+    if emb is None:
+        return None
+    # Memories saved a moment ago are still being embedded in the background: give them the query's wait.
+    memories.embedding.wait(memories.config.query_embed_wait_s)
+    if memories.store.vectors.count() == 0:
         return None
     texts = [c[4] for c in indexing.embedding_chunks(item, memories.config, emb.max_chunk_tokens)]
-    try:
-        vectors = emb.embed_documents(texts)
-    except EmbeddingError:
+    vectors = memories.embedding.vectors_within(texts)  # a slow embedder never holds the save up
+    if vectors is None:
         return None
     best: dict[int, list[float]] = defaultdict(lambda: [0.0] * len(vectors))
     for n, vec in enumerate(vectors):

@@ -1,26 +1,43 @@
-"""The status bar: which embedder is active, how many memories are not embedded yet, "Embed now", sync
-conflicts waiting for a choice, and the progress of a long operation with its cancel button."""
+"""The status bar: which embedder is active, the background embedding (progress, Pause/Resume, Embed now),
+sync conflicts waiting for a choice, and the progress of a long operation with its cancel button.
+
+The background embedding runs in the engine's own unit (core/embed/background.py); its ``progress``,
+``pause``, ``resume`` and ``retry`` are thread-safe, so the bar reads them on a timer from the main thread
+instead of queueing requests behind an import on the engine's thread."""
 
 from __future__ import annotations
 
-from PySide6.QtCore import Signal
+from collections.abc import Callable
+from typing import Any
+
+from PySide6.QtCore import QTimer, Signal
 from PySide6.QtWidgets import QLabel, QProgressBar, QPushButton, QStatusBar
 
 from memory_curator.core.model import EmbedderStatus
+
+POLL_MS = 300  # how often the background embedding's progress is shown
 
 
 class EngineStatusBar(QStatusBar):
     embed_requested = Signal()
     cancel_requested = Signal()
     conflicts_requested = Signal()
+    embedding_settled = Signal()  # a background embedding run ended: counts and the embedder's state changed
 
     def __init__(self, parent=None):
         super().__init__(parent)
         self.embedder = QLabel("Opening vault…")
         self.embedder.setObjectName("embedderStatus")
         self.pending = QLabel()
+        self.pending.setObjectName("embeddingStatus")
         self.embed_button = QPushButton("Embed now")
         self.embed_button.setVisible(False)
+        self.embed_button.setToolTip("Embed the memories that have no vectors yet (also retries a failed embedder)")
+        self.embed_progress = QProgressBar(maximumWidth=140)
+        self.embed_progress.setObjectName("embeddingProgress")
+        self.embed_progress.setVisible(False)
+        self.pause_button = QPushButton("Pause")
+        self.pause_button.setVisible(False)
         self.progress = QProgressBar(maximumWidth=220)
         self.progress.setVisible(False)
         self.cancel_button = QPushButton("Cancel")
@@ -31,24 +48,102 @@ class EngineStatusBar(QStatusBar):
         self.addPermanentWidget(self.conflicts_button)
         for label in (self.embedder, self.pending):
             label.setContentsMargins(8, 0, 8, 0)
-        self.addPermanentWidget(self.progress)
-        self.addPermanentWidget(self.cancel_button)
-        self.addPermanentWidget(self.pending)
-        self.addPermanentWidget(self.embed_button)
-        self.addPermanentWidget(self.embedder)
-        self.embed_button.clicked.connect(self.embed_requested)
+        for widget in (self.progress, self.cancel_button, self.pending, self.embed_progress, self.pause_button,
+                       self.embed_button, self.embedder):
+            self.addPermanentWidget(widget)
+        self.embed_button.clicked.connect(self.embed_now)
+        self.pause_button.clicked.connect(self._pause_or_resume)
         self.cancel_button.clicked.connect(self.cancel_requested)
+        self._unit: Callable[[], Any] | None = None
+        self._state = "off"
+        self._unembedded = 0
+        self._available = False
+        self._timer = QTimer(self)
+        self._timer.setInterval(POLL_MS)
+        self._timer.timeout.connect(self.poll_embedding)
+
+    # -- the embedder and the count (refreshed by the window) ------------------------------------------
 
     def show_embedder(self, status: EmbedderStatus, unembedded: int) -> None:
         self.embedder.setText(status.detail)
         self.embedder.setToolTip(f"Embedder: {status.provider} {status.model or ''}".strip())
-        self.pending.setText(f"{unembedded} not embedded" if unembedded else "all embedded")
-        self.embed_button.setVisible(unembedded > 0 and status.provider != "none")
-        self.embed_button.setEnabled(status.available)
+        self._unembedded, self._available = unembedded, status.available and status.provider != "none"
+        if self._state in ("off", "idle"):
+            self._show_count()
+
+    def _show_count(self) -> None:
+        n = self._unembedded
+        self.pending.setText(f"{n} not embedded" if n else "all embedded")
+        self.pending.setToolTip("")
+        self.embed_button.setText("Embed now")
+        self.embed_button.setVisible(n > 0 and self._unit is not None and self._unit() is not None
+                                     and self._unit().embedder is not None)
+        self.embed_button.setEnabled(self._available)
+
+    # -- the background embedding ---------------------------------------------------------------------
+
+    def watch_embedding(self, unit: Callable[[], Any]) -> None:
+        """``unit()`` returns the engine's ``Embedding`` (or None while no vault is open)."""
+        self._unit = unit
+        self._state = "off"
+        self._timer.start()
+        self.poll_embedding()
+
+    def poll_embedding(self) -> None:
+        unit = self._unit() if self._unit is not None else None
+        progress = unit.progress if unit is not None else None
+        state = progress.state if progress is not None else "off"
+        was, self._state = self._state, state
+        self.embed_progress.setVisible(state == "embedding")
+        self.pause_button.setVisible(state in ("embedding", "paused"))
+        self.pause_button.setText("Resume" if state == "paused" else "Pause")
+        if state == "embedding":
+            self.embed_progress.setMaximum(max(progress.total, 0))
+            self.embed_progress.setValue(progress.done)
+            self.pending.setText(f"Embedding {progress.done} of {progress.total}…" if progress.total else "Embedding…")
+            self.pending.setToolTip("New and changed memories get their vectors in the background; click Pause "
+                                    "to stop for now.")
+            self.embed_button.setVisible(False)
+        elif state == "paused":
+            left = progress.left
+            self.pending.setText(f"Embedding paused ({left} left): click Resume" if left else
+                                 "Embedding paused: click Resume")
+            self.pending.setToolTip("")
+            self.embed_button.setVisible(False)
+        elif state in ("waiting", "stopped"):
+            self.pending.setText("Embedding stopped: the vault's model changed" if state == "stopped" else
+                                 "Embedding waits for the embedder: click Embed now to try again")
+            self.pending.setToolTip(progress.message)
+            self.embed_button.setText("Embed now")
+            self.embed_button.setVisible(state == "waiting")
+            self.embed_button.setEnabled(True)
+        elif was != state:
+            self._show_count()
+        if was in ("embedding", "waiting", "paused") and state != was:
+            self.embedding_settled.emit()
+
+    def embed_now(self) -> None:
+        unit = self._unit() if self._unit is not None else None
+        if unit is not None:
+            unit.retry()  # the same unit as the background: never a second loop over the same memories
+        self.embed_requested.emit()
+        self.poll_embedding()
+
+    def _pause_or_resume(self) -> None:
+        unit = self._unit() if self._unit is not None else None
+        if unit is None:
+            return
+        if self._state == "paused":
+            unit.resume()
+        else:
+            unit.pause()
+        self.poll_embedding()
 
     def show_conflicts(self, count: int) -> None:
         self.conflicts_button.setText(f"⚠ {count} sync conflict{'s' if count != 1 else ''}")
         self.conflicts_button.setVisible(count > 0)
+
+    # -- long operations ------------------------------------------------------------------------------
 
     def show_progress(self, done: int, total: int, message: str = "") -> None:
         self.progress.setVisible(True)

@@ -223,6 +223,7 @@ class MainWindow(QMainWindow):
         self.list_model.reload(self.current_filter)
         self.refresh_browse()
         self.refresh_status()
+        self.status.watch_embedding(lambda: self.engine.embedding if self.engine is not None else None)
         self.inbox.set_engine(self.engine)
         # Then refreshes everything, health included; it speaks only when it found something (a brand-new vault
         # has nothing to read).
@@ -385,6 +386,9 @@ class MainWindow(QMainWindow):
         return req
 
     def repair(self, action: str) -> None:
+        if action == "embed":  # the background unit embeds (status bar: progress, Pause/Resume)
+            self.status.embed_now()
+            return
         method = {"sync": "sync", "embed": "reindex_missing", "rebuild": "rebuild_index"}[action]
         self.run_long(method, {"sync": "Re-reading files…", "embed": "Embedding…", "rebuild": "Rebuilding index…"}[action])
 
@@ -408,8 +412,8 @@ class MainWindow(QMainWindow):
         self.restore_button.clicked.connect(edit.restore_selected)
         self.health.repair_requested.connect(self.repair)
         self.health.refresh_requested.connect(self.refresh_health)
-        self.status.embed_requested.connect(lambda: self.repair("embed"))
         self.status.conflicts_requested.connect(self.conflicts_action.trigger)
+        self.status.embedding_settled.connect(lambda: (self.refresh_status(), self.refresh_health()))
         self.inbox.reviewed.connect(lambda _kind: (self.list_model.reload(), self.refresh_browse()))
         self.inbox.failed.connect(lambda msg: self.status.showMessage(msg, 10000))
         self.inbox.count_changed.connect(
