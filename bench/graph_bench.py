@@ -123,7 +123,15 @@ def main(argv: list[str] | None = None) -> int:
             rows.append(row("backlinks of a memory", time_each(svc.graph.backlinks, ids)))
             names = [people[int(i)] for i in rng.integers(0, len(people), 50)]
             rows.append(row("memories of an entity (100)", time_each(lambda e: svc.graph.memories_of(e, 100), names)))
+            rows.append(row("Entities list, first page (500)", time_each(
+                lambda _: (setattr(svc.graph, "_counts", None), svc.graph.entities(limit=500)), range(5)),
+                "", "counted afresh each time"))
+            rows.append(row("Entities list, a later page (500)",
+                            time_each(lambda off: svc.graph.entities(limit=500, offset=off), range(500, 5500, 1000))))
             rows.append(row("Entities list (all, with counts)", time_each(lambda _: svc.graph.entities(), range(3))))
+            vectors = rng.standard_normal((args.n, 768)).astype(np.float32)
+            scan = time_each(lambda v: np.argpartition(-(vectors @ v), 10)[:10], vectors[:50])
+            rows.append(row(f"numpy float scan, {args.n} x 768", scan, "", "reference: the machine's speed now"))
         finally:
             svc.close()
     print_table(rows)

@@ -93,6 +93,31 @@ def test_links_from_wikilinks_supersedes_consolidation_parts_and_shared_entities
     assert {lk.target for lk in svc.graph.links(summary_id) if lk.kind == "consolidated_from"} == {visit.id, other.id}
 
 
+def test_entities_come_in_pages_in_the_order_of_the_whole_list_and_follow_changes(svc):
+    for i in range(12):
+        svc.save(f"Gandros met Person{i} in Eldoria.", title=f"Meeting {i}", keywords=[f"tag{i % 3}"])
+    whole = svc.graph.entities()
+    pages = [e for off in range(0, len(whole), 5) for e in svc.graph.entities(limit=5, offset=off)]
+    assert pages == whole and len(whole) > 10
+    assert [e.name for e in whole[:2]] == ["Eldoria", "Gandros"] and whole[0].count == 12  # most mentioned first
+    svc.save("Only Zorblax here.", title="Zorblax")
+    assert "Zorblax" in {e.name for e in svc.graph.entities(limit=100)}  # the counts kept follow a save
+    svc.graph.merge(["Person1"], into="Person0")
+    assert [e.name for e in svc.graph.entities(query="person1")][0] == "Person0"  # found by its alias too
+    assert svc.graph.entities(limit=100, query="person0")[0].count == 2
+
+
+def test_shared_entity_links_rank_the_rarer_shared_entity_first(svc):
+    me = svc.save("Gandros and Mirri went to Eldoria.", title="Trip")
+    rare = svc.save("Mirri slept.", title="Nap")
+    commons = [svc.save(f"Eldoria day {i}.", title=f"Day {i}") for i in range(6)]
+    shared = [lk for lk in svc.graph.links(me.id) if lk.kind == "entity"]
+    assert shared[0].target == rare.id and shared[0].via == ("Mirri",)
+    assert {lk.target for lk in shared} >= {c.id for c in commons}
+    assert svc.graph.links(me.id, shared_limit=2)[-1].kind == "entity" and \
+        len([lk for lk in svc.graph.links(me.id, shared_limit=2) if lk.kind == "entity"]) == 2
+
+
 # -- corrections ------------------------------------------------------------------------------------------
 
 

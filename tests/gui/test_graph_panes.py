@@ -106,3 +106,33 @@ def test_why_this_result_shows_the_graph_legs_part(harness, vault_dir, config):
     hit = next(h for h in hits if h.memory.id == ids["debt"])
     html = explain_html(hit)
     assert "Graph rank" in html and "wikilink link" in html
+
+
+def test_entities_pane_loads_a_page_at_a_time_as_the_list_is_scrolled(harness, vault_dir, config, monkeypatch):
+    from memory_curator.gui.widgets import entities_pane
+
+    monkeypatch.setattr(entities_pane, "PAGE", 3)
+    (vault_dir / "context").mkdir(parents=True, exist_ok=True)
+    for i in range(150):  # files, as another editor writes them: quicker than 150 saves
+        (vault_dir / "context" / f"meeting-{i}.md").write_text(f"Gandros met Visitor{i:03d} in Eldoria.\n")
+    with MemoryService.open(vault_dir, embedder="none", config=config) as svc:
+        total = len(svc.graph.entities())
+    w = harness.open(vault_dir)
+    pane = w.graph_panes.entities
+    w.show_pane(pane)
+    harness.qtbot.waitUntil(lambda: pane.model.rowCount() >= 3 and not pane._loading, timeout=20000)
+    harness.idle()
+    assert pane.model.rowCount() < total  # pages until the view is full, not the whole list
+    assert "more as you scroll" in pane.summary.text()
+    assert "Visitor149" not in rows(pane)  # the last of the list: not loaded yet, but the engine finds it
+    pane.filter.setText("visitor149")
+    harness.qtbot.waitUntil(lambda: list(rows(pane)) == ["Visitor149"], timeout=20000)
+    pane.filter.clear()
+    harness.qtbot.waitUntil(lambda: pane.model.rowCount() > 1 and not pane._loading, timeout=20000)
+    bar = pane.table.verticalScrollBar()
+    while pane.model.rowCount() < total:
+        before = pane.model.rowCount()
+        bar.setValue(bar.maximum())
+        harness.qtbot.waitUntil(lambda b=before: pane.model.rowCount() > b, timeout=20000)
+    assert rows(pane)["Eldoria"] == 150 and len(rows(pane)) == total
+    harness.qtbot.waitUntil(lambda: pane.summary.text() == f"{total} entities", timeout=20000)

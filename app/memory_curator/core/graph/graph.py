@@ -66,6 +66,7 @@ class EntityGraph:
         self.file = corrections
         self._writing = writing  # the vault's write lock, so two processes never interleave their edits
         self.labels: Labelling | None = None  # classification (seed 002's Classify), set by of_vault
+        self._counts: tuple | None = None  # see _counted
 
     @classmethod
     def of_vault(cls, store: IndexStore, root: Path, memories: Memories, settings: VaultSettings) -> EntityGraph:
@@ -86,40 +87,70 @@ class EntityGraph:
     # -- entities -------------------------------------------------------------------------------------------
 
     def entities(self, *, include_hidden: bool = False, min_count: int = 1, query: str | None = None,
-                 limit: int | None = None) -> list[Entity]:
-        """Every entity with the number of memories mentioning it, most mentioned first."""
+                 limit: int | None = None, offset: int = 0) -> list[Entity]:
+        """Entities with the number of memories mentioning them, most mentioned first; ``offset`` and ``limit``
+        give a page (the order comes from the key index alone; names and sources are read for the page)."""
         fix = self.corrections
-        merged: dict[str, dict] = {}
-        for key, name, count, sources in self.store.graph_rows.entity_counts():
-            canon = fix.key_of(key)
-            e = merged.setdefault(canon, {"names": {}, "count": 0, "sources": set(), "keys": []})
-            e["names"][name] = e["names"].get(name, 0) + count
-            e["count"] += count
-            e["sources"].update(sources.split(","))
-            e["keys"].append(key)
-        if any(len(e["keys"]) > 1 for e in merged.values()):
-            # A memory naming an entity by two of its names counts once.
-            multi = {c: e["keys"] for c, e in merged.items() if len(e["keys"]) > 1}
-            for canon, keys in multi.items():
-                merged[canon]["count"] = len({pk for pk, _k, _s in self.store.graph_rows.mentioning(keys)})
-        out = []
+        key_count, members, counts = self._counted(fix)
         needle = fold(query) if query else None
-        for canon, e in merged.items():
-            hidden = fix.is_hidden(canon)
-            if hidden and not include_hidden or e["count"] < min_count:
+        chosen = []
+        for canon, keys in members.items():
+            if counts[canon] < min_count or (fix.is_hidden(canon) and not include_hidden):
                 continue
-            name = fix.display.get(canon) or max(e["names"], key=lambda n: (e["names"][n], n))
-            aliases = tuple(sorted({n for n in e["names"] if fold(n) != fold(name)}
-                                   | {a for a in fix.entities.get(name, [])}))
-            if needle and needle not in canon and not any(needle in fold(a) for a in aliases):
+            if needle and not any(needle in k for k in keys) and not any(
+                    needle in fold(a) for a in fix.entities.get(fix.display.get(canon, ""), [])):
                 continue
-            out.append(Entity(name, canon, e["count"], tuple(sorted(e["sources"])), aliases, hidden))
-        out.sort(key=lambda x: (-x.count, x.name.casefold()))
-        return out[:limit] if limit else out
+            chosen.append(canon)
+        chosen.sort(key=lambda c: (-counts[c], fold(fix.display.get(c, c))))
+        page = chosen[offset : offset + limit if limit else None]
+        return self._described(page, {c: members[c] for c in page}, key_count, counts)
+
+    def _counted(self, fix: Corrections) -> tuple[dict[str, int], dict[str, list[str]], dict[str, int]]:
+        """Memories per key, the keys of each entity, and memories per entity; kept until the index or the
+        corrections change, so the Entities list's next page reads only its own names."""
+        version = self.store.get_meta("content_version")
+        if self._counts is not None and self._counts[0] == version and self._counts[1] is fix:
+            return self._counts[2]
+        gr = self.store.graph_rows
+        key_count = dict(gr.key_counts())
+        members: dict[str, list[str]] = defaultdict(list)
+        for key in key_count:
+            members[fix.key_of(key)].append(key)
+        counts = {canon: sum(key_count[k] for k in keys) for canon, keys in members.items()}
+        for canon, keys in members.items():
+            if len(keys) > 1:  # a memory naming an entity by two of its names counts once
+                counts[canon] = len({pk for pk, _k, _s in gr.mentioning(keys)})
+        self._counts = (version, fix, (key_count, dict(members), counts))
+        return self._counts[2]
+
+    def _described(self, canons: Sequence[str], members: dict[str, list[str]], key_count: dict[str, int],
+                   counts: dict[str, int]) -> list[Entity]:
+        fix = self.corrections
+        details = self.store.graph_rows.key_details([k for c in canons for k in members[c]])
+        out = []
+        for canon in canons:
+            names: dict[str, int] = {}
+            sources: set[str] = set()
+            for key in members[canon]:
+                name, srcs = details.get(key, (key, ""))
+                names[name] = names.get(name, 0) + key_count.get(key, 0)
+                sources.update(s for s in srcs.split(",") if s)
+            name = fix.display.get(canon) or max(names, key=lambda n: (names[n], n))
+            aliases = tuple(sorted({n for n in names if fold(n) != fold(name)} | set(fix.entities.get(name, []))))
+            out.append(Entity(name, canon, counts[canon], tuple(sorted(sources)), aliases, fix.is_hidden(canon)))
+        return out
 
     def entity(self, name: str) -> Entity | None:
-        key = self.corrections.key_of(fold(name))
-        return next((e for e in self.entities(include_hidden=True) if e.key == key), None)
+        fix = self.corrections
+        canon = fix.key_of(fold(name))
+        keys = fix.members(canon)
+        gr = self.store.graph_rows
+        key_count = {k: n for k, n in gr.memory_counts(keys).items() if n}
+        if not key_count:
+            return None
+        present = [k for k in keys if k in key_count]
+        count = len({pk for pk, _k, _s in gr.mentioning(present)})
+        return self._described([canon], {canon: present}, key_count, {canon: count})[0]
 
     def keys_of(self, name: str) -> list[str]:
         """Every folded name of the entity ``name`` (merged names included)."""
@@ -185,26 +216,17 @@ class EntityGraph:
         for _p, key, name, _s in gr.mentions_of([pk]):
             if not fix.is_hidden(key):
                 mine.setdefault(fix.key_of(key), fix.display.get(fix.key_of(key), name))
-        if not mine:
+        if not mine or limit <= 0:
             return []
         total = max(1, self.store.count())
         hub = max(HUB_MIN, int(total * HUB_SHARE))
-        keys = [k for canon in mine for k in fix.members(canon)]
-        counts = gr.memory_counts(keys)
-        score: dict[int, float] = defaultdict(float)
-        via: dict[int, set[str]] = defaultdict(set)
-        usable = [k for k in keys if 0 < counts.get(k, 0) <= hub]
-        for other, key, _s in gr.mentioning(usable):
-            if other == pk:
-                continue
-            canon = fix.key_of(key)
-            if canon in via[other]:
-                continue
-            via[other].add(canon)
-            score[other] += math.log(1 + total / counts[key])
-        best = sorted(score, key=lambda p: -score[p])[:limit]
-        ids = gr.ids_of_pks(best)
-        return [(ids[p], tuple(sorted(mine[c] for c in via[p]))) for p in best if p in ids]
+        canons = list(mine)
+        keys = {k: i for i, canon in enumerate(canons) for k in fix.members(canon)}
+        counts = gr.memory_counts(list(keys))
+        weights = [(k, i, math.log(1 + total / counts[k])) for k, i in keys.items() if 0 < counts.get(k, 0) <= hub]
+        best = gr.sharing(weights, pk, limit)
+        ids = gr.ids_of_pks([p for p, _e in best])
+        return [(ids[p], tuple(sorted({mine[canons[int(e)]] for e in via.split(",")}))) for p, via in best if p in ids]
 
     def resolve(self, target: str) -> MemoryItem | None:
         """The memory a wikilink's target names (its title, file name or id), or None."""

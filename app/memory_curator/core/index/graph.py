@@ -46,11 +46,37 @@ class GraphRows:
     def __init__(self, conn: Connection):
         self.conn = conn
 
-    def entity_counts(self) -> list[tuple[str, str, int, str]]:
-        """(key, a name as written, memories mentioning it, sources joined by commas) for every key."""
+    def key_counts(self) -> list[tuple[str, int]]:
+        """(key, memories mentioning it) for every key, from the key index alone: a page of the Entities list
+        needs the order of every key, and the names and sources of its own keys only (``key_details``)."""
+        return self.conn.execute("SELECT key, COUNT(DISTINCT memory_pk) FROM graph_mentions GROUP BY key").fetchall()
+
+    def key_details(self, keys: Sequence[str]) -> dict[str, tuple[str, str]]:
+        """key -> (a name as written, its sources joined by commas)."""
+        out: dict[str, tuple[str, str]] = {}
+        for part, marks in _chunks(list(keys)):
+            for key, name, sources in self.conn.execute(
+                f"SELECT key, MAX(name), GROUP_CONCAT(DISTINCT source) FROM graph_mentions WHERE key IN ({marks}) "
+                "GROUP BY key", part
+            ):
+                out[key] = (name, sources)
+        return out
+
+    def sharing(self, weights: Sequence[tuple[str, int, float]], exclude: int, limit: int) -> list[tuple[int, str]]:
+        """The memories that share the most, and the rarest, entities of ``weights`` ((key, entity number,
+        weight) rows), best first: (memory pk, the entity numbers shared, comma-joined). Each entity counts once
+        per memory, by its key of highest weight. Summed here, not in Python: a popular entity's memories are
+        thousands of rows."""
+        if not weights or limit <= 0:
+            return []
+        values = ", ".join(["(?, ?, ?)"] * len(weights))
         return self.conn.execute(
-            "SELECT key, MAX(name), COUNT(DISTINCT memory_pk), GROUP_CONCAT(DISTINCT source) FROM graph_mentions "
-            "GROUP BY key"
+            f"WITH w(key, entity, weight) AS (VALUES {values}) "
+            "SELECT pk, GROUP_CONCAT(entity) FROM ("
+            "  SELECT m.memory_pk AS pk, w.entity AS entity, MAX(w.weight) AS wt FROM graph_mentions m "
+            "  JOIN w ON m.key = w.key WHERE m.memory_pk <> ? GROUP BY m.memory_pk, w.entity"
+            ") GROUP BY pk ORDER BY SUM(wt) DESC, pk LIMIT ?",
+            [*(x for row in weights for x in row), exclude, int(limit)],
         ).fetchall()
 
     def memory_counts(self, keys: Sequence[str]) -> dict[str, int]:

@@ -1,11 +1,14 @@
 """The Entities pane: every entity with the number of memories about it; merge, rename, hide; the memories
-of the selected one (double-click opens). The engine does the work on its reader and writer threads."""
+of the selected one (double-click opens). The engine does the work on its reader and writer threads.
+
+Entities come a page at a time, most mentioned first, the next page when the list is scrolled near its end,
+and the filter asks the engine too: a vault of 100,000 memories names tens of thousands of entities."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
-from PySide6.QtCore import QSortFilterProxyModel, Qt, Signal
+from PySide6.QtCore import QSortFilterProxyModel, Qt, QTimer, Signal
 from PySide6.QtGui import QStandardItem, QStandardItemModel
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -27,6 +30,7 @@ from memory_curator.core.graph.graph import Entity
 ENTITY_ROLE = Qt.ItemDataRole.UserRole + 1
 MEMORY_ROLE = Qt.ItemDataRole.UserRole + 2
 HEADERS = ("Entity", "Memories", "From")
+PAGE = 500  # entities per request
 
 
 class EntitiesPane(QWidget):
@@ -46,7 +50,13 @@ class EntitiesPane(QWidget):
 
         self.filter = QLineEdit(placeholderText="Filter entities")
         self.filter.setClearButtonEnabled(True)
-        self.filter.textChanged.connect(self.proxy.setFilterFixedString)
+        self.filter.textChanged.connect(self.proxy.setFilterFixedString)  # at once, on the rows loaded
+        self._query_timer = QTimer(self, singleShot=True, interval=250)  # then the engine, once typing pauses
+        self._query_timer.timeout.connect(self.refresh)
+        self.filter.textChanged.connect(lambda _t: self._query_timer.start())
+        self._loaded = 0  # entities listed (pages received)
+        self._more = False  # the last page was full: there may be more
+        self._loading = False
         self.table = QTableView()
         self.table.setModel(self.proxy)
         self.table.setSortingEnabled(True)
@@ -56,6 +66,7 @@ class EntitiesPane(QWidget):
         self.table.verticalHeader().hide()
         self.table.horizontalHeader().setStretchLastSection(True)
         self.table.selectionModel().selectionChanged.connect(self._selection_changed)
+        self.table.verticalScrollBar().valueChanged.connect(self._scrolled)
         self.memories = QListWidget()
         self.memories.itemActivated.connect(lambda it: self.memory_activated.emit(it.data(MEMORY_ROLE)))
         self.summary = QLabel("")
@@ -90,15 +101,54 @@ class EntitiesPane(QWidget):
     # -- data -----------------------------------------------------------------------------------------
 
     def refresh(self) -> None:
+        """The first page again (after a change, or for the filter's text)."""
+        self._load(0)
+
+    def _load(self, offset: int) -> None:
         engine = self._engine()
         if engine is None:
             return
-        req = engine.run(lambda svc: svc.graph.entities(), read=True, key="entities-pane")
-        req.done.connect(self.set_entities)
-        req.failed.connect(lambda exc: self.error.emit(str(exc)))
+        query = self.filter.text().strip() or None
+        self._loading = True
+        req = engine.run(lambda svc: svc.graph.entities(limit=PAGE, offset=offset, query=query), read=True,
+                         key="entities-pane")  # a newer request (refresh, filter) supersedes a pending one
+        req.done.connect(lambda page: self._page_arrived(offset, page))
+        req.failed.connect(self._failed)
 
-    def set_entities(self, entities: list[Entity]) -> None:
+    def _failed(self, exc: BaseException) -> None:
+        self._loading = False
+        self.error.emit(str(exc))
+
+    def _page_arrived(self, offset: int, page: list[Entity]) -> None:
+        self._loading = False
+        if offset == 0:
+            self.set_entities(page, more=len(page) == PAGE)
+        elif offset == self._loaded:  # else a refresh came in between: this page belongs to the old list
+            self._append(page)
+            self._more = len(page) == PAGE
+            self._show_count()
+        self._scrolled(self.table.verticalScrollBar().value())  # a list that does not fill the view yet grows
+
+    def _scrolled(self, value: int) -> None:
+        bar = self.table.verticalScrollBar()
+        if self._more and not self._loading and value >= bar.maximum() - 2 * bar.pageStep():
+            self._load(self._loaded)
+
+    def set_entities(self, entities: list[Entity], *, more: bool = False) -> None:
         self.model.removeRows(0, self.model.rowCount())
+        self._loaded = 0
+        self._append(entities)
+        self._more = more
+        self.table.resizeColumnToContents(0)
+        self._show_count()
+        self._update_buttons()
+
+    def _show_count(self) -> None:
+        more = ", more as you scroll" if self._more else ""
+        self.summary.setText(f"{self._loaded} entities{more}")
+
+    def _append(self, entities: list[Entity]) -> None:
+        self._loaded += len(entities)
         for e in entities:
             name = QStandardItem(e.name)
             name.setData(e.name.casefold(), Qt.ItemDataRole.UserRole)
@@ -113,9 +163,6 @@ class EntitiesPane(QWidget):
             for it in (name, count, src):
                 it.setEditable(False)
             self.model.appendRow([name, count, src])
-        self.table.resizeColumnToContents(0)
-        self.summary.setText(f"{len(entities)} entities")
-        self._update_buttons()
 
     def selected(self) -> list[Entity]:
         rows = sorted({i.row() for i in self.table.selectionModel().selectedRows()})
