@@ -75,6 +75,16 @@ def test_the_start_command_prints_the_fix_instead_of_qts_abort(tmp_path):
     assert not (tmp_path / "vault").exists()  # nothing was started
 
 
+def test_without_a_display_the_start_command_says_so_instead_of_qts_abort(tmp_path):
+    env = {k: v for k, v in os.environ.items() if k not in ("DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM")}
+    env.update(XDG_CONFIG_HOME=str(tmp_path / "config"), XDG_DATA_HOME=str(tmp_path / "data"), XDG_SESSION_TYPE="tty")
+    done = subprocess.run([sys.executable, "-m", "memory_curator", "--vault", str(tmp_path / "vault")], env=env,
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 1, done.stderr[-2000:]
+    assert "there is no display here" in done.stderr and "Reinstalling" not in done.stderr
+    assert "no display" not in (startup_problem({**env, "DISPLAY": ":0"}) or "")  # with one, Qt is left to start
+
+
 @pytest.mark.parametrize(("soname", "package"), [
     ("libxcb-cursor.so.0", "libxcb-cursor0"), ("libxcb-icccm.so.4", "libxcb-icccm4"),
     ("libxcb-render-util.so.0", "libxcb-render-util0"), ("libxkbcommon-x11.so.0", "libxkbcommon-x11-0"),

@@ -136,7 +136,8 @@ def xcb_plugin(env: os._Environ | dict) -> tuple[Path, Path]:
 
 
 def startup_problem(env: os._Environ | dict | None = None) -> str | None:
-    """What to tell the user instead of Qt's abort, or None when Qt can start."""
+    """What to tell the user instead of Qt's abort (missing libraries, or no display at all), or None when
+    Qt can start."""
     env = os.environ if env is None else env
     if not xcb_is_chosen(env):
         return None
@@ -145,6 +146,10 @@ def startup_problem(env: os._Environ | dict | None = None) -> str | None:
         return None  # Qt says which plugins it has; nothing here to add
     missing = missing_libraries(plugin, qt_libs)
     if not missing:
+        if not env.get("DISPLAY") and not env.get("WAYLAND_DISPLAY"):  # Qt would say "Reinstalling ..." too
+            return ("Memory Curator cannot open its window: there is no display here (DISPLAY is not set, as in "
+                    "an SSH session). Start it from a desktop session, or use the command line: "
+                    "memory-curator --help.")
         return None
     return (f"Memory Curator cannot open its window: Qt's X11 (xcb) platform plugin needs system libraries that "
             f"are not installed ({', '.join(missing)}). Install them with:\n\n"
