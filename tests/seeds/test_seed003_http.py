@@ -29,5 +29,9 @@ def test_two_tiers_over_http(api):
         assert c.post("/v1/search", json={"query": "zebras", "search_mode": "keyword"}).json()["results"] == []
         again = c.post("/v1/search", json={"query": "quarterly budget", "search_mode": "keyword"}).json()
         assert [h["memory"]["id"] for h in again["results"]] == [mid]
+        whole = c.post("/v1/memories", json={"content": "Gone whole, it had no summary", "raw_ttl": 1}).json()
+        time.sleep(1.5)
+        gone = c.get(f"/v1/memories/{whole['memory_id']}")
+        assert gone.status_code == 404 and "expired" in gone.json()["message"]  # seed 003's get_memo
         bad = c.post("/v1/memories", json={"content": "x", "raw_ttl": 0})
         assert bad.status_code == 400 and bad.json()["details"][0]["field"] == "raw_ttl"

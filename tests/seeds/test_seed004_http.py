@@ -32,7 +32,9 @@ def test_store_minimal_then_retrieve_and_delete(api):
         assert (m["layer"], m["type"], m["confidence"]) == ("semantic", "explicit", 0.9)
         assert c.delete(f"/v1/memories/{mid}", params={"user_id": "someone_else"}).status_code == 403
         d = c.delete(f"/v1/memories/{mid}", params={"user_id": "test_user_123"}).json()
-        assert d["deleted"] is True and d["memory_id"] == mid
+        assert d["deleted"] is True and d["memory_id"] == mid and d["status"] == "success"
+        assert d["storage"] == {"vault": True, "index": True, "vectors": False, "episodic": False,
+                                "emotional": False, "procedural": False}
         assert c.delete(f"/v1/memories/{mid}", params={"user_id": "test_user_123"}).json()["deleted"] is False
 
 

@@ -23,12 +23,18 @@ from memory_curator.core.contract import seeds
 from memory_curator.core.contract.inputs import engine_values
 from memory_curator.core.contract.results import hit_dict, memory_dict, owner_of, to_jsonable
 from memory_curator.core.errors import CuratorError, MemoryNotFoundError, ValidationError
-from memory_curator.core.model import MemoryItem, estimate_tokens
+from memory_curator.core.model import MEMORY_TYPES, MemoryItem, estimate_tokens, utcnow
 from memory_curator.core.service import MemoryService
 
 
 class Forbidden(CuratorError):
     code = "FORBIDDEN"
+
+
+class Expired(MemoryNotFoundError):
+    def __init__(self, memory_id: str):
+        super().__init__(memory_id)
+        self.args = (f"Memory {memory_id!r} has expired (expires_at passed); clear_expired moves it to the trash.",)
 
 
 @dataclass(frozen=True)
@@ -85,7 +91,11 @@ def store_batch(svc: MemoryService, inp: i.StoreBatch, caller: Caller) -> dict[s
 
 
 def get(svc: MemoryService, inp: i.Get, caller: Caller) -> dict[str, Any]:
-    owned(svc, inp.memory_id, caller)
+    """The memory; one whose ``expires_at`` passed is gone for clients, as seed 003 says (404 until
+    clear_expired moves it to the trash; the app and the CLI still show it)."""
+    item = owned(svc, inp.memory_id, caller)
+    if item.expires_at is not None and item.expires_at <= utcnow():
+        raise Expired(inp.memory_id)
     item = svc.get(inp.memory_id)  # a recall, logged
     if item is None:
         raise MemoryNotFoundError(inp.memory_id)
@@ -113,9 +123,13 @@ def delete(svc: MemoryService, inp: i.Delete, caller: Caller) -> dict[str, Any]:
         if svc.get(mid, record_access=False) is None and any(t.id == mid for t in svc.list_trash()):
             return {"status": "success", "deleted": False, "memory_id": mid,
                     "message": "Already deleted (it is in the vault's trash)."}
-        owned(svc, mid, caller)
+        item = owned(svc, mid, caller)
         svc.delete(mid)
-    return {"status": "success", "deleted": True, "memory_id": mid}
+    # Where it was deleted from (seed 004's DeleteMemoryResponse.storage): the file to the trash, its index row
+    # and vectors; the typed kinds it was of.
+    kinds = item.memory_types
+    storage = {"vault": True, "index": True, "vectors": item.embedded, **{k: k in kinds for k in MEMORY_TYPES}}
+    return {"status": "success", "deleted": True, "memory_id": mid, "storage": storage}
 
 
 def search(svc: MemoryService, inp: i.Search, caller: Caller) -> dict[str, Any]:
