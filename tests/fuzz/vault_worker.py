@@ -132,6 +132,7 @@ def write_phase(run: Run, vault: str) -> dict:
             run.call("unpin", svc.unpin, mid, allowed=(CuratorError,))
             run.call("pin again", svc.pin, mid, allowed=(CuratorError,))
             run.call("set_salience", svc.set_salience, mid, 0.5, allowed=(CuratorError,))
+            run.call("update keywords", svc.update, mid, keywords=["fuzz", "kept"], allowed=(CuratorError,))
         for mid, path in ids.items():
             now = run.call("get after writes", svc.get, mid)
             if now is None or now.file_path != path:
