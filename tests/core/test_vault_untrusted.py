@@ -393,3 +393,17 @@ def test_a_memory_in_a_folder_that_is_no_category_name_survives_a_rewrite(svc, v
     svc.sync()
     assert svc.get("n").pinned and svc.get("n").file_path.endswith(f"{folder}/note.md")
     assert svc.problems() == []
+
+
+@posix_only
+def test_importing_a_file_named_in_bytes_that_are_not_utf8_skips_it(svc, tmp_path):
+    """Found by the vault fuzz: import_paths failed such a file with a logged traceback (UnicodeEncodeError in
+    its id) and put the undecodable name in its report, which JSON cannot carry."""
+    source = os.fsencode(tmp_path / "source")
+    os.makedirs(source)
+    with open(os.path.join(source, b"ok\x80.md"), "wb") as fh:
+        fh.write(b"# Bytes\n\nA note with a strange name.")
+    report = svc.import_paths([os.fsdecode(source)])
+    [result] = report.files
+    assert result.status == "skipped" and "not UTF-8" in result.error and result.path.endswith("ok\ufffd.md")
+    assert svc.count() == 0

@@ -333,16 +333,20 @@ class Worker:
 
     def ask(self, request: dict) -> dict:
         if self.proc is None or self.proc.poll() is not None:
+            # stderr to a file: the engine's logged tracebacks would fill a pipe nobody reads and block the worker
+            self.stderr = tempfile.TemporaryFile()
             self.proc = subprocess.Popen([sys.executable, str(WORKER)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                         stderr=subprocess.PIPE, text=True, env=ENV)
+                                         stderr=self.stderr, text=True, env=ENV)
         assert self.proc.stdin is not None and self.proc.stdout is not None
         self.proc.stdin.write(json.dumps(request) + "\n")
         self.proc.stdin.flush()
         line = _readline(self.proc, ANSWER_TIMEOUT_S)
         if line is None:
             self.proc.kill()
-            _, err = self.proc.communicate()
+            self.proc.wait()
             code, self.proc = self.proc.returncode, None
+            self.stderr.seek(0)
+            err = self.stderr.read().decode("utf-8", "replace")
             raise AssertionError(f"the worker died or hung in {request['phase']} (exit {code}): {err[-3000:]}")
         answer = json.loads(line)
         self.caught.update(answer.get("caught", {}))

@@ -41,6 +41,7 @@ MAX_JSON_BYTES = 512 * 1024 * 1024
 MAX_IMAGE_BYTES = 100 * 1024 * 1024
 DOCUMENT = "document"  # _parse's mode for a document file (reimport.import_document saves it)
 LINK = "link"  # a link found in a folder: reported, never followed
+NOT_UTF8 = "not-utf8"  # a name in bytes from another system: reported, not read
 
 
 def collect(paths: Iterable[str | os.PathLike]) -> list[tuple[Path, str | None]]:
@@ -94,6 +95,8 @@ def import_paths(paths: Sequence[str | os.PathLike], *, target: Target, category
         except Cancelled:
             report.cancelled = True
             break
+        if not _utf8(str(path)):  # a name in bytes from another system: no id, no JSON for the report
+            kind, path = NOT_UTF8, Path(os.fsencode(path).decode("utf-8", "replace"))
         result = FileResult(str(path))
         report.files.append(result)
         try:
@@ -103,6 +106,9 @@ def import_paths(paths: Sequence[str | os.PathLike], *, target: Target, category
             elif kind == LINK:
                 result.status = SKIPPED
                 result.error = "is a link: links in a folder are not followed; import the file it points to by name"
+            elif kind == NOT_UTF8:
+                result.status = SKIPPED
+                result.error = "is named in bytes that are not UTF-8: rename it to import it"
             elif vault_root is not None and path.is_relative_to(vault_root):
                 result.status = SKIPPED
                 result.error = "is inside this vault already"
@@ -219,3 +225,11 @@ def _records(text: str, jsonl: bool, category: str, result: FileResult, source: 
             continue
         items.append(item)
     return items
+
+
+def _utf8(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
