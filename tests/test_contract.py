@@ -23,6 +23,7 @@ from memory_curator.core.contract import inputs
 from memory_curator.core.contract.errors import parse
 from memory_curator.core.contract.operations import OPERATIONS, Http, Operation
 from memory_curator.core.errors import ValidationError
+from memory_curator.core.graph.graph import EntityGraph
 from memory_curator.core.index.listing import ORDERS
 from memory_curator.core.lifecycle.fields import split
 from memory_curator.core.model import MEMORY_TYPES, SEARCH_MODES, SORT_KEYS
@@ -32,6 +33,7 @@ from memory_curator.mcp.server import build_server
 from memory_curator.server.app import build_app
 from memory_curator.server.openapi import document, path_fields
 from memory_curator.serving.calls import CALLS
+from memory_curator.serving.graph_calls import CALLS as GRAPH_CALLS
 from memory_curator.serving.worker import ServiceWorker
 
 
@@ -59,7 +61,8 @@ KWARGS = {"store_direct": lambda name: name in direct.FIELDS}
 def python_gaps(op: Operation) -> list[str]:
     if op.python is None:
         return [f"{op.name}: no Python method"]
-    method = getattr(MemoryService, op.python, None)
+    owner, _, name = op.python.rpartition(".")
+    method = getattr({"": MemoryService, "graph": EntityGraph}[owner], name, None)
     if method is None:
         return [f"{op.name}: MemoryService has no {op.python}"]
     params = inspect.signature(method).parameters
@@ -196,7 +199,7 @@ def test_every_operation_is_a_route_with_the_contract_fields(worker):
 
 
 def test_every_operation_has_a_call_and_every_call_an_operation():
-    assert set(CALLS) == {op.name for op in OPERATIONS}
+    assert set(CALLS) | set(GRAPH_CALLS) == {op.name for op in OPERATIONS}
     assert len({op.mcp for op in OPERATIONS if op.mcp}) == len([op for op in OPERATIONS if op.mcp])
 
 

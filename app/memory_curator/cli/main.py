@@ -15,6 +15,7 @@ from memory_curator import __version__
 from memory_curator.cli import (  # importing a command module registers its commands
     commands,
     conflict_commands,
+    graph_commands,
     history_commands,
     io_commands,
     lifecycle_commands,
@@ -27,7 +28,7 @@ from memory_curator.core.errors import Cancelled, CuratorError, MemoryNotFoundEr
 from memory_curator.environment import config_from_env, default_vault_dir
 
 COMMAND_MODULES = (commands, io_commands, server_commands, history_commands, lifecycle_commands,
-                   source_commands, conflict_commands)  # others add theirs here
+                   source_commands, conflict_commands, graph_commands)  # others add theirs here
 
 EXIT_OK, EXIT_NOT_FOUND, EXIT_USAGE, EXIT_ENV, EXIT_CANCELLED = 0, 1, 2, 3, 130
 

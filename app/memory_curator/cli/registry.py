@@ -70,4 +70,8 @@ CONTRACT_FLAGS: dict[str, dict[str, str]] = {
     "list": {"session_id": "--session", "order_by": "--order", "memory_type": "--type"},
     "score": {"memory_id": "id", "score": "value"},
     "consolidate": {"ids": "ids", "preserve_originals": "--trash-originals"},
+    "entities": {"query": "query"},
+    "entity": {"name": "name"},
+    "links": {"memory_id": "id"},
+    "graph-query": {"query": "query"},
 }

@@ -42,10 +42,14 @@ class Caller:
     client: str  # recorded as the provenance of what it stores: "http", "mcp", "claude-desktop"...
     user_id: str | None = None
     require_user: bool = False
+    vault_owner: bool = False  # the CLI, run by the vault's owner: sees every memory
 
     @property
-    def sees(self) -> tuple[str, ...]:
-        """The owners whose memories this caller may read besides the ownerless ones (Filters.visible_to)."""
+    def sees(self) -> tuple[str, ...] | None:
+        """The owners whose memories this caller may read besides the ownerless ones (Filters.visible_to;
+        None: every memory)."""
+        if self.vault_owner:
+            return None
         return (self.user_id,) if self.user_id else ()
 
 
@@ -70,7 +74,7 @@ def owned(svc: MemoryService, memory_id: str, caller: Caller) -> MemoryItem:
     if item is None:
         raise MemoryNotFoundError(memory_id)
     owner = owner_of(item)
-    if owner is not None and owner != caller.user_id:
+    if owner is not None and owner != caller.user_id and not caller.vault_owner:
         raise Forbidden(f"Memory {memory_id!r} belongs to another user: pass its owner's user_id.")
     return item
 
@@ -238,7 +242,8 @@ CALLS: dict[str, Callable[[MemoryService, Any, Caller], dict[str, Any]]] = {
 
 def run(svc: MemoryService, name: str, inp: BaseModel, caller: Caller) -> dict[str, Any]:
     """Operation ``name`` on the engine thread (ServiceWorker.call(run, name, inp, caller))."""
+    from memory_curator.serving import graph_calls  # noqa: PLC0415 - it builds on this module
     if caller.require_user and not caller.user_id and "user_id" in type(inp).model_fields:
         raise ValidationError("user_id is required: this server serves each user's own memories "
                               "(started with --require-user).", field="user_id", code="MISSING_FIELD")
-    return CALLS[name](svc, inp, caller)
+    return {**CALLS, **graph_calls.CALLS}[name](svc, inp, caller)

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 
 from pydantic import BaseModel
 
+from memory_curator.core.contract import graph as g
 from memory_curator.core.contract import inputs as i
 from memory_curator.core.contract import results as r
 from memory_curator.core.contract import seeds as s
@@ -86,6 +87,21 @@ OPERATIONS: tuple[Operation, ...] = (
               http=Http("POST", "/v1/memories/clear-expired"), cli="clear-expired"),
     Operation("health", "Status: version, each component's status and the index's statistics.", i.Health,
               r.Health, python="stats", mcp="memory_health", http=Http("GET", "/health"), cli="stats"),
+    # The entity graph (issue 11): entities, one entity's memories, a memory's links, seed 002's graph query.
+    Operation("entities", "List the entities (people, projects, places, names) the memories mention, most "
+              "mentioned first, with their aliases; query filters by name.", g.Entities, g.EntityList,
+              python="graph.entities", mcp="memory_entities", http=Http("GET", "/v1/entities"), cli="entities"),
+    Operation("entity", "One entity and the memories that mention it (by any of its names), newest first.",
+              g.Entity, g.EntityMemories, BASE_ERRORS + ("NOT_FOUND",), python="graph.memories_of",
+              mcp="memory_entity", http=Http("GET", "/v1/entities/{name}"), cli="entity"),
+    Operation("links", "A memory's links both ways (wikilinks, supersedes, parts, links added by hand) and the "
+              "memories it shares an entity with, and the entities it mentions.", g.Links, g.MemoryLinks,
+              BASE_ERRORS + BY_ID, python="graph.links", renames={"limit": "shared_limit"}, mcp="memory_links",
+              http=Http("GET", "/v1/memories/{memory_id}/links"), cli="links"),
+    Operation("graph_query", "Seed 002's graph query: the entities a question names, the related names it "
+              "expands to, and the memories connected to them, each with how the graph reached it.",
+              g.GraphQuery, g.GraphAnswer, python="graph.query", mcp="memory_graph_query",
+              http=Http("POST", "/v1/graph/query"), cli="graph-query"),
     # The seeds' own HTTP shapes (core/contract/seeds.py): seed 002's store and search, seed 004's direct store.
     Operation("seed_store", "Seed 002: store a memory (text, scope, session_id, actor_id); it is classified "
               "before it is written; answers its memory_id and labels.", s.SeedStore, s.SeedStored,

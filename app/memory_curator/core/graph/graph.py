@@ -59,6 +59,14 @@ class Neighbourhood:
     links: list[Link] = field(default_factory=list)
 
 
+@dataclass
+class GraphAnswer:
+    query: str
+    entities: list[str]  # named in the query
+    expansion: list[str]  # their aliases and closely linked entities
+    hits: list[tuple[MemoryItem, float, str]]  # (memory, score, how the graph reached it), best first
+
+
 class EntityGraph:
     def __init__(self, store: IndexStore, corrections: CorrectionsFile,
                  writing: Callable[[], AbstractContextManager] = nullcontext):
@@ -159,9 +167,18 @@ class EntityGraph:
     def memory_pks(self, name: str) -> set[int]:
         return {pk for pk, _k, _s in self.store.graph_rows.mentioning(self.keys_of(name))}
 
-    def memories_of(self, name: str, limit: int = 100) -> list[MemoryItem]:
-        """The memories that mention the entity ``name`` (by any of its names), newest first."""
-        items = self.store.get_by_pks(self.memory_pks(name)).values()
+    def visible_pks(self, name: str, filters: Filters | None) -> set[int]:
+        """The memories mentioning ``name`` that pass ``filters`` (all of them without)."""
+        pks = self.memory_pks(name)
+        if filters is None:
+            return pks
+        where, params = filters.sql()
+        return self.store.graph_rows.allowed(list(pks), where, params)
+
+    def memories_of(self, name: str, limit: int = 100, *, filters: Filters | None = None) -> list[MemoryItem]:
+        """The memories that mention the entity ``name`` (by any of its names), newest first; ``filters``
+        keeps those a caller may see (Filters.visible_to)."""
+        items = self.store.get_by_pks(self.visible_pks(name, filters)).values()
         return sorted(items, key=lambda m: m.updated_at, reverse=True)[:limit]
 
     def entities_of(self, memory_id: str) -> list[tuple[str, str]]:
@@ -255,6 +272,15 @@ class EntityGraph:
         """The graph's ranked list for a hybrid search (see core/graph/retrieval.py)."""
         where, params = filters.sql()
         return retrieval.rank(self.store, self.corrections, query, where, params, max(limit * 5, 50))
+
+    def query(self, query: str, *, limit: int = 10, filters: Filters | None = None) -> GraphAnswer:
+        """Seed 002's graph query: the entities the query names, the related names it expands to, and the
+        memories the graph reaches from them, each with how (a mention, a close entity, a link)."""
+        leg = self.search_leg(query, filters or Filters(), limit)
+        best = leg.ranked[:limit]
+        items = self.store.get_by_pks([pk for pk, _ in best])
+        hits = [(items[pk], score, leg.why.get(pk, "")) for pk, score in best if pk in items]
+        return GraphAnswer(query, list(leg.entities), list(leg.expansion), hits)
 
     # -- corrections ----------------------------------------------------------------------------------------
 

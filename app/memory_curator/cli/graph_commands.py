@@ -1,0 +1,87 @@
+"""Entities and links on the command line (issue 11 item 6): the same operations, fields and JSON answers as
+MCP and HTTP (core/contract/graph.py), run as the vault's owner, who sees every memory."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from memory_curator.cli import output
+from memory_curator.cli.registry import command, open_service
+from memory_curator.core.contract.errors import parse
+from memory_curator.core.contract.operations import operation
+from memory_curator.serving import calls
+
+OWNER = calls.Caller("cli", vault_owner=True)
+
+
+def _run(args: argparse.Namespace, vault, config, name: str, values: dict[str, Any]) -> dict[str, Any]:
+    op = operation(name)
+    inp = parse(op.input, {k: v for k, v in values.items() if v is not None})
+    with open_service(args, vault, config) as svc:
+        return calls.run(svc, name, inp, OWNER)
+
+
+def _emit(args, data: dict[str, Any], lines: list[str]) -> None:
+    if args.json:
+        output.emit_json(data)
+    else:
+        print("\n".join(lines) if lines else "nothing found")
+
+
+def _entities_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("query", nargs="?", help="only entities whose name or an alias contains this")
+    p.add_argument("--min-count", type=int, default=1, help="mentioned by at least this many memories")
+    p.add_argument("-n", "--limit", type=int, default=50)
+    p.add_argument("--include-hidden", action="store_true", help="also names marked 'not an entity'")
+
+
+@command("entities", "the entities the memories mention, most mentioned first", _entities_args)
+def cmd_entities(args, vault, config):
+    data = _run(args, vault, config, "entities", {"query": args.query, "min_count": args.min_count,
+                                                   "limit": args.limit, "include_hidden": args.include_hidden})
+    _emit(args, data, [f"{e['count']:5d}  {e['name']}" + (f"  (also {', '.join(e['aliases'])})" if e["aliases"]
+                                                          else "") for e in data["entities"]])
+
+
+def _entity_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("name", help="an entity's name or alias")
+    p.add_argument("-n", "--limit", type=int, default=20)
+
+
+@command("entity", "one entity and the memories that mention it, newest first", _entity_args)
+def cmd_entity(args, vault, config):
+    data = _run(args, vault, config, "entity", {"name": args.name, "limit": args.limit})
+    e = data["entity"]
+    _emit(args, data, [f"{e['name']}: {e['count']} memories" + (f", also {', '.join(e['aliases'])}"
+                                                                 if e["aliases"] else ""),
+                       *(f"{m['id']}  [{m['category']}]  {m['title']}" for m in data["memories"])])
+
+
+def _links_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("id", help="the memory's id")
+    p.add_argument("-n", "--limit", type=int, default=20, help="memories sharing an entity with it, at most")
+
+
+@command("links", "a memory's links both ways and the entities it mentions", _links_args)
+def cmd_links(args, vault, config):
+    data = _run(args, vault, config, "links", {"memory_id": args.id, "limit": args.limit})
+    mid = data["memory_id"]
+    _emit(args, data, [*(f"entity  {e['name']} ({e['source']})" for e in data["entities"]),
+                       *(f"{lk['kind']:<18} {lk['target'] if lk['source'] == mid else lk['source']}"
+                         + (f"  via {', '.join(lk['via'])}" if lk["via"] else "") for lk in data["links"])])
+
+
+def _graph_query_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("query", help="a question naming entities, e.g. 'what does the wizard owe us'")
+    p.add_argument("-n", "--limit", type=int, default=10)
+
+
+@command("graph-query", "memories connected to the entities a question names (seed 002's graph query)",
+         _graph_query_args)
+def cmd_graph_query(args, vault, config):
+    data = _run(args, vault, config, "graph_query", {"query": args.query, "limit": args.limit})
+    head = [f"entities: {', '.join(data['entities']) or '-'}; expanded with: {', '.join(data['expansion']) or '-'}"]
+    _emit(args, data, head + [f"{h['score']:.3f}  {h['memory']['id']}  {h['memory']['title']}  ({h['why']})"
+                              for h in data["results"]])
+    return 0 if data["results"] else 1
