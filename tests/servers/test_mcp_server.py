@@ -19,7 +19,8 @@ from servers.shared_vault import free_port
 
 TOOLS = {"memory_store", "memory_batch_store", "memory_batch_update", "memory_search", "memory_get",
          "memory_update", "memory_delete", "memory_get_score", "memory_set_score", "memory_consolidate",
-         "memory_session_context", "memory_list", "memory_clear_expired", "memory_health"}
+         "memory_session_context", "memory_list", "memory_clear_expired", "memory_health", "memory_entities",
+         "memory_entity", "memory_links", "memory_graph_query"}
 
 
 @pytest.fixture
