@@ -19,11 +19,14 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from mcp import Client
 
+from memory_curator.core.config import MemoryConfig
 from memory_curator.core.contract.operations import OPERATIONS
 from memory_curator.core.service import MemoryService
 from memory_curator.mcp.server import build_server
 from memory_curator.serving.worker import ServiceWorker
 
+# As tests/conftest.py's (a bare `from conftest import` finds tests/cli/conftest.py when both folders run).
+CLOSED_OLLAMA = MemoryConfig(ollama_host="http://127.0.0.1:9", ollama_timeout_s=2.0)
 ROUTES = [(op.http.method, op.http.path) for op in OPERATIONS if op.http is not None]
 TOOLS = [op.mcp for op in OPERATIONS if op.mcp is not None]
 CODED = re.compile(r"^[A-Z][A-Z_]+: \S")
@@ -75,8 +78,6 @@ def test_random_requests_to_every_route_never_answer_500(api, route, segments, q
 
 @pytest.fixture(scope="module")
 def mcp_worker(tmp_path_factory):
-    from conftest import CLOSED_OLLAMA
-
     vault = tmp_path_factory.mktemp("mcp-fuzz") / "vault"
     w = ServiceWorker(lambda: MemoryService.open(vault, embedder="none", config=CLOSED_OLLAMA))
     yield w, vault
