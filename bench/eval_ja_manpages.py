@@ -157,6 +157,7 @@ def main() -> None:
                 if name not in by_title]
         start = time.perf_counter()
         by_title.update({it.title: it.id for it in svc.save_batch(todo)} if todo else {})
+        svc.embedding.wait(3600)  # the vectors come after the save, from the background unit
         print(f"saved and embedded {len(todo)} pages in {time.perf_counter() - start:.1f} s")
         ids = [by_title[name] for name, _, _, _ in pages]
         sets = {

@@ -76,6 +76,7 @@ def evaluate(memories: list[dict], queries: list[dict], embedder: Any = "local",
                       "keywords": m["keywords"], "category": "context", "source": "user"} for m in by_group[group]]
             t = time.perf_counter()
             saved = svc.save_batch(items)
+            svc.embedding.wait(3600)  # saves return before their vectors: the import is done once they exist
             result.import_seconds += time.perf_counter() - t
             result.memories += len(items)
             to_dataset = {it.id: m["id"] for it, m in zip(saved, by_group[group], strict=True)}

@@ -64,10 +64,12 @@ def main() -> None:
             cfg = replace(config, embed_batch_size=batch)
             with MemoryService.open(Path(tmp) / f"b{batch}", embedder="ollama", config=cfg) as svc:
                 svc.save("warm up")
+                svc.embedding.wait(600)
                 items = [{"content": t} for t in texts(opts.memories, f"b{batch}")]
                 server.reset_log()
                 t = time.perf_counter()
                 svc.save_batch(items)
+                svc.embedding.wait(600)  # written and embedded (the vectors come after, in the background)
                 ms = (time.perf_counter() - t) * 1000
                 rows.append(row(f"save_batch {opts.memories}, batch {batch}", [ms / opts.memories],
                                 note=f"per memory; {len(server.embed_inputs)} requests"))

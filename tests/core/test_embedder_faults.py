@@ -193,3 +193,27 @@ def test_the_model_is_recorded_from_the_first_save(vault_dir, ollama_server, oll
         assert VaultSettings(vault_dir / ".memory-curator").embedding().key == "ollama:nomic-embed-text"
         embedded(svc)
     assert VaultSettings(vault_dir / ".memory-curator").embedding() == EmbedderSpec("ollama", "nomic-embed-text", 384)
+
+
+def test_external_edits_and_imports_are_embedded_in_the_background(svc_local, tmp_path):
+    """#15.1: besides saves and opens, a file another program edited (its vectors are dropped) and the memories
+    of an import get their vectors without a click or a command."""
+    svc = svc_local
+    cat = svc.save("Cats sleep most of the day on the warm sofa")
+    embedded(svc)
+    path = svc.vault.abs(svc.store.file_info(cat.id).file_path)
+    text = path.read_text(encoding="utf-8").replace("Cats sleep most of the day on the warm sofa",
+                                                    "Rockets need liquid oxygen and kerosene to reach orbit")
+    path.write_text(text, encoding="utf-8")
+    assert svc.sync().updated == 1  # what the app's poll does when an editor saved the file
+    embedded(svc)
+    assert svc.get(cat.id, record_access=False).embedded
+    assert _ids(svc.search("spaceflight propellant", mode="semantic", limit=1)) == [cat.id]
+
+    folder = tmp_path / "notes"
+    folder.mkdir()
+    (folder / "tea.md").write_text("# Tea\nGreen tea is steeped at eighty degrees for two minutes.\n", encoding="utf-8")
+    imported = svc.import_paths([folder]).memory_ids
+    embedded(svc)
+    assert imported and all(it.embedded for it in svc.get_batch(imported, record_access=False))
+    assert svc.stats().unembedded_count == 0

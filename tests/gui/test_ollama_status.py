@@ -59,6 +59,10 @@ def test_background_embedding_shows_progress_and_pauses(harness, vault_dir, seed
     bar.pause_button.click()
     embed_all(harness)
     assert not bar.pause_button.isVisible()
+    # #12.8: the search thread has an Ollama client of its own (closing one never closes the other's).
+    reader, writer = w.engine._reader.executor.service, w.engine._writer.executor.service
+    assert reader.embedder is not writer.embedder and reader.embedder.key == writer.embedder.key
+    assert reader.embedding.unit is None  # only the writer's unit embeds
     assert search(harness, "which database keeps the embeddings?", "semantic")[0] == "Vector store"
 
 
