@@ -62,6 +62,17 @@ def test_both_versions_side_by_side_and_keep_the_other_then_undo(harness, qtbot,
     assert "before noon" in original.read_text()
 
 
+def test_vault_health_lists_conflicts_apart_and_opens_the_view(harness, qtbot, vault_dir, conflicted_vault):
+    w = harness.open(vault_dir)
+    w.refresh_health()
+    qtbot.waitUntil(lambda: w.health.conflicts.count() == 1, timeout=10000)
+    assert "sync-conflict" in w.health.conflicts.item(0).text() and w.health.unreadable.count() == 0
+    assert "1 sync conflict" in w.health.summary.text()
+    w.health.buttons["conflicts"].click()
+    dialog = w.findChild(ConflictDialog)
+    qtbot.waitUntil(lambda: dialog is not None and dialog.sides is not None, timeout=10000)
+
+
 def test_keep_both_and_edit_merge(harness, qtbot, vault_dir, conflicted_vault):
     mid, original = conflicted_vault
     w, dialog = _open_view(harness, qtbot, vault_dir)

@@ -1,5 +1,5 @@
-"""Vault health: files the index could not read (with the reason), memories without embeddings, index
-rows without files, and one-click repairs. The window runs the repairs on the engine."""
+"""Vault health: files the index could not read (with the reason), sync conflicts (apart: nothing is broken,
+a person chooses), memories without embeddings, index rows without files, and one-click repairs. The window runs the repairs on the engine."""
 
 from __future__ import annotations
 
@@ -24,12 +24,14 @@ class HealthPane(QWidget):
     refresh_requested = Signal()
     repair_requested = Signal(str)  # "sync" | "embed" | "rebuild"
     open_requested = Signal(str)  # a memory id
+    conflicts_requested = Signal()
 
     def __init__(self, parent=None):
         super().__init__(parent)
         self.summary = QLabel("Not checked yet.")
         self.summary.setWordWrap(True)
         self.unreadable = QListWidget()
+        self.conflicts = QListWidget()
         self.unembedded = QListWidget()
         self.missing = QListWidget()
         self.buttons: dict[str, QPushButton] = {}
@@ -38,6 +40,8 @@ class HealthPane(QWidget):
         for title, widget, action, label, tip in (
             ("Files that could not be read", self.unreadable, "sync", "Re-read files",
              "Read the vault's files again (after you fixed a file in another editor)"),
+            ("Sync conflicts", self.conflicts, "conflicts", "Show both versions…",
+             "Memories two machines changed at once: see both versions and choose what to keep"),
             ("Memories without embeddings", self.unembedded, "embed", "Embed missing",
              "Embed every memory that has no vectors yet"),
             ("Index rows without files", self.missing, "rebuild", "Rebuild index",
@@ -47,7 +51,8 @@ class HealthPane(QWidget):
             inner = QVBoxLayout(box)
             inner.addWidget(widget)
             button = QPushButton(label, toolTip=tip)
-            button.clicked.connect(lambda _=False, a=action: self.repair_requested.emit(a))
+            button.clicked.connect(self.conflicts_requested if action == "conflicts" else
+                                   (lambda _=False, a=action: self.repair_requested.emit(a)))
             self.buttons[action] = button
             row = QHBoxLayout()
             row.addStretch(1)
@@ -57,6 +62,8 @@ class HealthPane(QWidget):
         refresh = QPushButton("Check again")
         refresh.clicked.connect(self.refresh_requested)
         lay.addWidget(refresh)
+        self.conflicts.parentWidget().setVisible(False)
+        self.conflicts.itemActivated.connect(lambda _it: self.conflicts_requested.emit())
         self.unembedded.itemActivated.connect(lambda it: self.open_requested.emit(it.data(IdRole)))
 
     def set_embedder(self, status: EmbedderStatus) -> None:
@@ -73,6 +80,10 @@ class HealthPane(QWidget):
             item = QListWidgetItem(f"{p.path} — {p.reason}")
             item.setToolTip(p.reason)
             self.unreadable.addItem(item)
+        self.conflicts.clear()
+        for p in report.conflicts:
+            self.conflicts.addItem(p.path)
+        self.conflicts.parentWidget().setVisible(bool(report.conflicts))  # its box: shown only when there are any
         self.unembedded.clear()
         for mid, title in report.unembedded:
             item = QListWidgetItem(title)

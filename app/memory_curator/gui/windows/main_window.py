@@ -414,6 +414,7 @@ class MainWindow(QMainWindow):
         self.health.refresh_requested.connect(self.refresh_health)
         self.status.conflicts_requested.connect(self.conflicts_action.trigger)
         self.status.embedding_settled.connect(lambda: (self.refresh_status(), self.refresh_health()))
+        self.health.conflicts_requested.connect(self.conflicts_action.trigger)
         self.inbox.reviewed.connect(lambda _kind: (self.list_model.reload(), self.refresh_browse()))
         self.inbox.failed.connect(lambda msg: self.status.showMessage(msg, 10000))
         self.inbox.count_changed.connect(
