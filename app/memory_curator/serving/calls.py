@@ -80,7 +80,13 @@ def owned(svc: MemoryService, memory_id: str, caller: Caller) -> MemoryItem:
 
 
 def store(svc: MemoryService, inp: i.Store, caller: Caller) -> dict[str, Any]:
-    return stored(svc.save(**new_memory(inp, caller)))
+    item = svc.save(**new_memory(inp, caller))
+    # Seed 003's answer says what was embedded (used_summary, chunk_count). Saves do not wait on embedding, so
+    # the client's store gives the background unit as long as a search gives a query vector, then reads back:
+    # a slow or absent embedder answers chunk_count 0 (embedded later) instead of holding the client.
+    if svc.embedding.usable() is not None and svc.embedding.wait(svc.config.query_embed_wait_s):
+        item = svc.get(item.id, record_access=False) or item
+    return stored(item)
 
 
 def stored(item: MemoryItem) -> dict[str, Any]:
