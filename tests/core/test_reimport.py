@@ -92,3 +92,21 @@ def test_json_records_without_ids_are_found_again(svc, tmp_path):
     assert len(svc.import_paths([src]).memory_ids) == 3
     (again,) = svc.import_paths([src]).files
     assert again.status == "skipped" and svc.count() == 3
+
+
+def test_a_file_imported_by_an_earlier_version_is_recognised_by_its_source_and_text(svc, tmp_path):
+    src = tmp_path / "plan.md"
+    src.write_text("# Plan\n\nShip on Friday.\n", encoding="utf-8")
+    (first,) = svc.import_paths([src]).files
+    made = svc.get(first.memory_ids[0])
+    svc.delete(made.id)
+    svc.empty_trash()
+    # What versions before fingerprints left: a random id, provenance without a fingerprint.
+    old_prov = {k: v for k, v in made.provenance.items() if k != "fingerprint"}
+    (old,) = svc.save_batch([{"content": made.content, "title": made.title, "provenance": old_prov}]).created_ids
+    (again,) = svc.import_paths([src]).files
+    assert again.status == "skipped" and "earlier version" in again.error and svc.count() == 1
+    src.write_text("# Plan\n\nShip on Monday.\n", encoding="utf-8")
+    (changed,) = svc.import_paths([src]).files
+    assert changed.status == "imported" and any("earlier version" in w and "“Plan”" in w for w in changed.warnings)
+    assert svc.count() == 2 and svc.get(old).content == made.content

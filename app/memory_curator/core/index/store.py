@@ -301,6 +301,18 @@ class IndexStore:
         ).fetchone()
         return IndexedFile(*row) if row else None
 
+    def imported_without_fingerprint(self) -> dict[str, list[str]]:
+        """Source path -> ids of the memories imported from it before imports recorded fingerprints (their ids
+        were random, so importing the file again cannot find them by id). One scan, for an import to reuse."""
+        out: dict[str, list[str]] = {}
+        for mid, source in self.conn.execute(
+                "SELECT id, json_extract(meta_json, '$.provenance.source') FROM memories "
+                "WHERE json_extract(meta_json, '$.provenance.source') IS NOT NULL "
+                "AND json_extract(meta_json, '$.provenance.fingerprint') IS NULL"):
+            if isinstance(source, str):
+                out.setdefault(source, []).append(mid)
+        return out
+
     def all_files(self) -> dict[str, IndexedFile]:
         rows = self.conn.execute("SELECT pk, id, file_path, file_mtime_ns, file_size FROM memories")
         return {r[2]: IndexedFile(*r) for r in rows}

@@ -39,6 +39,26 @@ def _moved(item: MemoryItem, new: dict[str, Any]) -> bool:
     return item.title != new["title"] or any(prov.get(k) != new["provenance"].get(k) for k in _PLACE)
 
 
+def _imported_by_an_earlier_version(result: FileResult, items: list[dict[str, Any]], target: Target) -> bool:
+    """A file imported by a version that gave its memories random ids: skipped when they hold its text now
+    (True), else imported beside them with a warning naming them."""
+    source = (items[0].get("provenance") or {}).get("source")
+    ids = (target.legacy() if target.legacy else {}).get(source or "", [])
+    if not ids:
+        return False
+    earlier = target.get_many(ids)
+    if not earlier:
+        return False
+    if {fingerprint(it["content"]) for it in items} <= {fingerprint(m.content) for m in earlier.values()}:
+        result.status = SKIPPED
+        result.error = "imported before (by an earlier version of this app), and the file has not changed since"
+        return True
+    result.warnings.append(f"imported before by an earlier version of this app as “{next(iter(earlier.values())).title}”"
+                           f"{f' and {len(earlier) - 1} more' if len(earlier) > 1 else ''}: the file changed since, "
+                           "so its new text is imported beside it (move the older one to the trash if you like)")
+    return False
+
+
 def import_document(result: FileResult, items: list[dict[str, Any]], target: Target,
                     cancel: CancelToken | None, replace_edited: bool = False) -> None:
     """Save, update or skip the memories of one file (parent first). Raises Cancelled after a partial save.
@@ -53,6 +73,8 @@ def import_document(result: FileResult, items: list[dict[str, Any]], target: Tar
     old_parts = [p for p in ((parent.provenance or {}).get("parts") or [] if parent else []) if p not in wanted]
     lost = list(target.get_many([str(p) for p in old_parts]).values())
     kinds = set(states.values())
+    if kinds == {NEW} and _imported_by_an_earlier_version(result, items, target):
+        return
     if kinds <= {SAME, DELETED} and not lost:
         result.status = SKIPPED
         if DELETED in kinds and SAME not in kinds:

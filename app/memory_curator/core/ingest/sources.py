@@ -63,6 +63,8 @@ class Target:
     save: Callable[..., Any]  # save_batch(items, mode=..., cancel=...) -> an object with created_ids
     update: Callable[..., Any]  # update_batch(updates, mode=...) -> an object with created_ids
     delete: Callable[[str], bool] | None = None  # to the trash: parts a re-imported file no longer has
+    # source path -> ids of memories imported from it by versions that recorded no fingerprint (reimport)
+    legacy: Callable[[], dict[str, list[str]]] | None = None
 
 
 @dataclass
@@ -343,4 +345,4 @@ class Sources:
             get_many=memories.store.get_many, trashed=lambda: {m.id for m in trashed_items(memories.vault)},
             save=lambda items, mode, cancel: BatchResult(*memories.create_many(items, mode, Tracker(0, None, cancel))),
             update=lambda updates, mode: BatchResult(*batches.update_batch(memories, updates, mode, Tracker(0))),
-            delete=memories.delete)
+            delete=memories.delete, legacy=memories.store.imported_without_fingerprint)
