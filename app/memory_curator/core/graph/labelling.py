@@ -16,6 +16,7 @@ class Labelling:
     def __init__(self, memories: Memories, settings: VaultSettings):
         self.memories = memories
         self.settings = settings
+        self._made: tuple[dict, classify.Classifier] | None = None  # the last label set and its classifier
         memories.label = lambda item: self.classifier().label(item)
 
     def label_set(self) -> dict[str, list[str]]:
@@ -35,7 +36,12 @@ class Labelling:
         return clean
 
     def classifier(self) -> classify.Classifier:
-        return classify.Classifier(self.label_set())
+        """The classifier of the current label set, made again only when the set changed (making it stems
+        every example: a tenth of a save_batch of 1,000 when it was made for each memory)."""
+        labels = self.label_set()
+        if self._made is None or self._made[0] != labels:
+            self._made = (labels, classify.Classifier(labels))
+        return self._made[1]
 
     def set(self, memory_id: str, labels: Mapping[str, float]) -> MemoryItem:
         """A person's labels for a memory: written to its file and never replaced by a later classification."""

@@ -97,11 +97,9 @@ def latin_names(text: str) -> list[str]:
         return initial[k]
 
     out: list[str] = []
-    i = 0
-    while i < len(matches):
-        word = words[i]
-        if not word[0].isupper() or has_cjk(word):
-            i += 1
+    after = 0  # the first word not yet part of a run
+    for i in [k for k, w in enumerate(words) if w[0].isupper()]:  # runs start at a capital: visit only those
+        if i < after or has_cjk(words[i]):
             continue
         run = [i]
         j = i + 1
@@ -130,7 +128,7 @@ def latin_names(text: str) -> list[str]:
         if found and not (len(found) == 1 and (found[0].lower() in lower_seen or found[0].lower() in STARTERS)
                           and not _shaped(found[0])):
             out.append(_POSSESSIVE.sub("", " ".join(found)).strip("'’-"))
-        i = j
+        after = j
     return [n for n in out if len(n) > 1]
 
 

@@ -1,0 +1,101 @@
+"""Throughput with the bundled offline model: ``python bench/throughput.py [--n 1000] [--pages 100] [--repeat 3]``.
+
+- ``save_batch`` of N short memories until every one has its vectors (target >= 150 memories/s), beside
+  the model's own speed on the same texts in the same run (the ceiling: what it costs to encode them);
+- import of a P-page PDF (written with reportlab), embedded (target < 20 s for 100 pages), beside the
+  model's speed on the same chunks;
+
+What entity extraction costs on the way in is printed by ``bench/graph_bench.py``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+
+from bench_lifecycle import CONFIG, note  # noqa: E402
+from timing import print_load, print_table  # noqa: E402
+
+from memory_curator.core.embed.local import LocalEmbedder  # noqa: E402
+from memory_curator.core.indexing import embedding_chunks  # noqa: E402
+from memory_curator.core.service import MemoryService  # noqa: E402
+
+
+def _line(name: str, secs: float, count: int, unit: str, target: str = "", note_: str = "") -> dict[str, str]:
+    return {"benchmark": name, "seconds": f"{secs:.2f}", "rate": f"{count / secs:,.0f} {unit}/s", "target": target,
+            "note": note_}
+
+
+def _model_alone(svc: MemoryService, emb: LocalEmbedder, ids: list[str]) -> tuple[list[str], float]:
+    """The texts the engine embedded for ``ids``, and the seconds the model takes to encode them again."""
+    texts = [c[4] for it in svc.get_batch(ids, record_access=False)
+             for c in embedding_chunks(it, CONFIG, emb.max_chunk_tokens)]
+    t = time.perf_counter()
+    emb.embed_documents(texts)
+    return texts, time.perf_counter() - t
+
+
+def save_batch_rows(emb: LocalEmbedder, n: int, workdir: Path | None, rnd: random.Random, r: int) -> list[dict]:
+    items = [{"content": note(rnd, i), "title": f"note {r}-{i}", "keywords": ["bench"]} for i in range(n)]
+    with tempfile.TemporaryDirectory(dir=workdir) as tmp, \
+            MemoryService.open(Path(tmp) / "vault", embedder=emb, config=CONFIG) as svc:
+        t = time.perf_counter()
+        created = svc.save_batch(items).created_ids
+        written = time.perf_counter() - t
+        svc.embedding.settle(600)
+        done = time.perf_counter() - t
+        assert len(created) == n and svc.store.unembedded_count() == 0
+        texts, model = _model_alone(svc, emb, created)
+    return [_line(f"save_batch {n} short memories, embedded", done, n, "memories", ">= 150/s",
+                  f"files + rows {written:.2f} s; {done / model:.2f} x the model alone"),
+            _line(f"  the model alone on the same {len(texts)} texts", model, len(texts), "texts", "ceiling")]
+
+
+def pdf_rows(emb: LocalEmbedder, pages: int, workdir: Path | None, rnd: random.Random) -> list[dict]:
+    from pdf_samples import write_pdf  # noqa: PLC0415 - the tests' reportlab writer
+
+    with tempfile.TemporaryDirectory(dir=workdir) as tmp, \
+            MemoryService.open(Path(tmp) / "vault", embedder=emb, config=CONFIG) as svc:
+        pdf = write_pdf(Path(tmp) / "book.pdf", ["\n\n".join(note(rnd, p * 10 + k) for k in range(8))
+                                                 for p in range(pages)], title="A long report")
+        t = time.perf_counter()
+        report = svc.import_paths([pdf])
+        svc.embedding.settle(600)
+        done = time.perf_counter() - t
+        ids = report.memory_ids
+        assert ids and svc.store.unembedded_count() == 0, report
+        texts, model = _model_alone(svc, emb, ids)
+    return [_line(f"import a {pages}-page PDF, embedded ({len(ids)} memories)", done, pages, "pages", "< 20 s",
+                  f"{done / model:.2f} x the model alone"),
+            _line(f"  the model alone on the same {len(texts)} chunks", model, len(texts), "chunks", "ceiling")]
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--n", type=int, default=1000)
+    ap.add_argument("--pages", type=int, default=100)
+    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--workdir", type=Path)
+    args = ap.parse_args(argv)
+    print_load()
+    rnd = random.Random(5)
+    emb = LocalEmbedder()
+    emb.embed_documents(["warm up the model"])  # loading the model is not what is measured
+    rows = []
+    for r in range(args.repeat):
+        rows += save_batch_rows(emb, args.n, args.workdir, rnd, r)
+    for _ in range(args.repeat):
+        rows += pdf_rows(emb, args.pages, args.workdir, rnd)
+    print_table(rows)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
