@@ -169,6 +169,11 @@ def test_streamable_http_on_loopback_needs_the_token(vault_dir, tmp_path):
             denied = httpx.post(url, json=hello, headers={"Accept": "application/json, text/event-stream", **headers})
             assert denied.status_code == 401 and denied.json()["error_code"] == "UNAUTHORIZED"
             assert denied.headers["www-authenticate"] == "Bearer"
+        auth = {"Accept": "application/json, text/event-stream", "Authorization": f"Bearer {token}"}
+        rebound = httpx.post(url, json=hello, headers={**auth, "Host": "evil.example.com"})
+        assert rebound.status_code == 421 and rebound.json()["error_code"] == "INVALID_HOST"
+        huge = httpx.post(url, content=b"x" * (2 * 1024 * 1024), headers={**auth, "Content-Type": "application/json"})
+        assert huge.status_code == 413 and huge.json()["error_code"] == "PAYLOAD_TOO_LARGE"
 
         async def session():
             http = create_mcp_http_client(headers={"Authorization": f"Bearer {token}"})
