@@ -6,10 +6,15 @@ from __future__ import annotations
 import asyncio
 import json
 
+import pytest
 from mcp import Client
 
 from memory_curator.cli.main import main
+from memory_curator.core.contract.errors import parse
+from memory_curator.core.contract.operations import operation
+from memory_curator.core.errors import CuratorError
 from memory_curator.mcp.server import build_server
+from memory_curator.serving import calls
 from servers.conftest import running_api
 
 NOTES = [
@@ -80,3 +85,30 @@ def test_entities_links_and_graph_query_over_http_mcp_and_cli(vault_dir, config,
     assert {"Gandros", "Mirela"} <= {e["name"] for e in json.loads(capsys.readouterr().out)["entities"]}
     assert main(["--vault", str(vault_dir), "--embedder", "none", "links", ids[3], "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["memory_id"] == ids[3]
+
+
+def test_entity_corrections_are_the_vault_owners_through_the_cli(vault_dir, config, capsys):
+    with running_api(vault_dir, config) as api, api.client() as c:
+        ids = _fill(c)
+        with pytest.raises(CuratorError) as refused:  # never a remote caller's: entities.yaml is everyone's
+            api.worker.run(lambda svc: calls.run(svc, "entity_merge", parse(
+                operation("entity_merge").input, {"names": ["Mirela"], "into": "Gandros"}), calls.Caller("http")))
+        assert refused.value.code == "FORBIDDEN"
+        assert c.get("/openapi.json").json()["paths"].keys().isdisjoint({"/v1/entities/merge"})
+
+    def cli(*args: str) -> dict:
+        capsys.readouterr()
+        assert main(["--vault", str(vault_dir), "--embedder", "none", *args, "--json"]) == 0, args
+        return json.loads(capsys.readouterr().out)
+
+    merged = cli("entity-merge", "Mirela", "--into", "Gandros")["entity"]
+    assert merged["name"] == "Gandros" and "Mirela" in merged["aliases"] and merged["count"] == 4
+    assert cli("entity-rename", "Gandros", "Gandros the Grey")["entity"]["name"] == "Gandros the Grey"
+    assert cli("entity-hide", "Eldham")["status"] == "success"
+    assert "Eldham" not in {e["name"] for e in cli("entities")["entities"]}
+    assert cli("entity-hide", "Eldham", "--undo")["entity"]["name"] == "Eldham"
+    cli("link", ids[1], ids[2])
+    assert {"source": ids[1], "target": ids[2], "kind": "link", "via": []} in cli("links", ids[1])["links"]
+    cli("link", ids[1], ids[2], "--remove")
+    assert ids[2] not in {lk["target"] for lk in cli("links", ids[1])["links"] if lk["kind"] == "link"}
+    assert (vault_dir / "entities.yaml").exists() or list(vault_dir.rglob("entities.yaml"))

@@ -85,3 +85,49 @@ def cmd_graph_query(args, vault, config):
     _emit(args, data, head + [f"{h['score']:.3f}  {h['memory']['id']}  {h['memory']['title']}  ({h['why']})"
                               for h in data["results"]])
     return 0 if data["results"] else 1
+
+
+def _merge_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("names", nargs="+", help="the entities that are the same as --into")
+    p.add_argument("--into", required=True, help="the entity to keep; the others become its aliases")
+
+
+@command("entity-merge", "merge entities into one (kept in entities.yaml, across rebuilds)", _merge_args)
+def cmd_entity_merge(args, vault, config):
+    data = _run(args, vault, config, "entity_merge", {"names": args.names, "into": args.into})
+    e = data["entity"]
+    _emit(args, data, [f"{e['name']}: {e['count']} memories, also {', '.join(e['aliases'])}" if e else "merged"])
+
+
+def _rename_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("name")
+    p.add_argument("new_name")
+
+
+@command("entity-rename", "show an entity under another name", _rename_args)
+def cmd_entity_rename(args, vault, config):
+    data = _run(args, vault, config, "entity_rename", {"name": args.name, "new_name": args.new_name})
+    _emit(args, data, [f"renamed to {args.new_name}"])
+
+
+def _hide_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("name")
+    p.add_argument("--undo", action="store_true", help="it is an entity after all")
+
+
+@command("entity-hide", "mark a name as not an entity (--undo takes it back)", _hide_args)
+def cmd_entity_hide(args, vault, config):
+    data = _run(args, vault, config, "entity_hide", {"name": args.name, "hidden": not args.undo})
+    _emit(args, data, [f"{args.name}: {'an entity again' if args.undo else 'not an entity'}"])
+
+
+def _link_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("id")
+    p.add_argument("target", help="the other memory's id")
+    p.add_argument("--remove", action="store_true", help="keep a link the graph found from showing")
+
+
+@command("link", "link two memories by hand (--remove: unlink)", _link_args)
+def cmd_link(args, vault, config):
+    data = _run(args, vault, config, "link", {"memory_id": args.id, "target": args.target, "linked": not args.remove})
+    _emit(args, data, [f"{'unlinked' if args.remove else 'linked'} {args.id} and {args.target}"])

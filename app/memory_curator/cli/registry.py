@@ -74,4 +74,8 @@ CONTRACT_FLAGS: dict[str, dict[str, str]] = {
     "entity": {"name": "name"},
     "links": {"memory_id": "id"},
     "graph-query": {"query": "query"},
+    "entity-merge": {"names": "names"},
+    "entity-rename": {"name": "name", "new_name": "new_name"},
+    "entity-hide": {"name": "name", "hidden": "--undo"},
+    "link": {"memory_id": "id", "target": "target", "linked": "--remove"},
 }

@@ -13,7 +13,7 @@ from memory_curator.core.errors import CuratorError
 from memory_curator.core.graph.graph import Entity
 from memory_curator.core.index.filters import Filters
 from memory_curator.core.service import MemoryService
-from memory_curator.serving.calls import Caller, owned
+from memory_curator.serving.calls import Caller, Forbidden, owned
 
 
 class EntityNotFound(CuratorError):
@@ -79,4 +79,39 @@ def graph_query(svc: MemoryService, inp: g.GraphQuery, caller: Caller) -> dict[s
                         for m, score, why in answer.hits]}
 
 
-CALLS = {"entities": entities, "entity": entity, "links": links, "graph_query": graph_query}
+def _owner_only(caller: Caller) -> None:
+    if not caller.vault_owner:  # entities.yaml is the whole vault's: one user's edit would change everyone's
+        raise Forbidden("Entity corrections are the vault owner's: use the app or the CLI.")
+
+
+def _corrected(svc: MemoryService, name: str | None) -> dict[str, Any]:
+    found = svc.graph.entity(name) if name else None
+    return {"status": "success", "entity": entity_dict(found) if found else None}
+
+
+def entity_merge(svc: MemoryService, inp: g.EntityMerge, caller: Caller) -> dict[str, Any]:
+    _owner_only(caller)
+    svc.graph.merge(inp.names, inp.into)
+    return _corrected(svc, inp.into)
+
+
+def entity_rename(svc: MemoryService, inp: g.EntityRename, caller: Caller) -> dict[str, Any]:
+    _owner_only(caller)
+    svc.graph.rename(inp.name, inp.new_name)
+    return _corrected(svc, inp.new_name)
+
+
+def entity_hide(svc: MemoryService, inp: g.EntityHide, caller: Caller) -> dict[str, Any]:
+    _owner_only(caller)
+    svc.graph.hide(inp.name, inp.hidden)
+    return _corrected(svc, inp.name)
+
+
+def link(svc: MemoryService, inp: g.Link, caller: Caller) -> dict[str, Any]:
+    _owner_only(caller)
+    svc.graph.link(inp.memory_id, inp.target, inp.linked)
+    return {"status": "success", "entity": None}
+
+
+CALLS = {"entities": entities, "entity": entity, "links": links, "graph_query": graph_query,
+         "entity_merge": entity_merge, "entity_rename": entity_rename, "entity_hide": entity_hide, "link": link}

@@ -6,7 +6,7 @@ from typing import Annotated, Any
 
 from pydantic import Field
 
-from memory_curator.core.contract.inputs import Owned
+from memory_curator.core.contract.inputs import Input, Owned
 from memory_curator.core.contract.results import Memory, Result
 from memory_curator.core.contract.types import MAX_QUERY, MAX_TITLE, MemoryId, Text
 
@@ -82,3 +82,31 @@ class GraphAnswer(Result):
     entities: list[str]
     expansion: list[str]
     results: list[GraphHit]
+
+
+# Corrections (the vault's entities.yaml): the vault owner's, so the CLI and the app only, never a remote caller.
+class EntityMerge(Input):
+    names: Annotated[list[EntityName], Field(min_length=1, max_length=50, description="The entities that are "
+                                             "the same as into.")]
+    into: EntityName
+
+
+class EntityRename(Input):
+    name: EntityName
+    new_name: EntityName
+
+
+class EntityHide(Input):
+    name: EntityName
+    hidden: Annotated[bool, Field(description="false takes a 'not an entity' back.")] = True
+
+
+class Link(Input):
+    memory_id: MemoryId
+    target: Annotated[MemoryId, Field(description="The memory to link it to.")]
+    linked: Annotated[bool, Field(description="false keeps a link the graph found from showing.")] = True
+
+
+class Corrected(Result):
+    status: str
+    entity: EntityOut | None = None

@@ -102,6 +102,15 @@ OPERATIONS: tuple[Operation, ...] = (
               "expands to, and the memories connected to them, each with how the graph reached it.",
               g.GraphQuery, g.GraphAnswer, python="graph.query", mcp="memory_graph_query",
               http=Http("POST", "/v1/graph/query"), cli="graph-query"),
+    Operation("entity_merge", "Merge entities: names become aliases of into (kept in entities.yaml, across "
+              "rebuilds).", g.EntityMerge, g.Corrected, python="graph.merge", cli="entity-merge"),
+    Operation("entity_rename", "Show an entity under another name.", g.EntityRename, g.Corrected,
+              python="graph.rename", cli="entity-rename"),
+    Operation("entity_hide", "Mark a name as not an entity (or take that back).", g.EntityHide, g.Corrected,
+              python="graph.hide", cli="entity-hide"),
+    Operation("link", "Link two memories by hand, or keep a link the graph found from showing.", g.Link,
+              g.Corrected, BASE_ERRORS + ("NOT_FOUND",), python="graph.link",
+              renames={"memory_id": "a", "target": "b"}, cli="link"),
     # The seeds' own HTTP shapes (core/contract/seeds.py): seed 002's store and search, seed 004's direct store.
     Operation("seed_store", "Seed 002: store a memory (text, scope, session_id, actor_id); it is classified "
               "before it is written; answers its memory_id and labels.", s.SeedStore, s.SeedStored,
