@@ -24,7 +24,8 @@ def test_a_host_from_the_environment_is_shown_as_such_and_not_saved(qtbot, gui_s
     qtbot.addWidget(dialog)
     assert dialog.host.text() == ENV_HOST
     assert "environment (OLLAMA_HOST)" in dialog.origins["ollama_host"].text()
-    assert dialog.origins["ollama_model"].text() == "Default"
+    assert dialog.origins["ollama_model"].text() == "Default" and dialog.origins["embedder"].text() == "Default"
+    assert dialog.rates["context"].suffix() == "  (default)"
     dialog.rates["context"].setValue(0.8)
     dialog.accept()  # Save, having changed one rate
     assert not gui_settings.q.contains("ollama/host") and not gui_settings.q.contains("ollama/model")
@@ -42,6 +43,7 @@ def test_a_host_from_the_environment_is_shown_as_such_and_not_saved(qtbot, gui_s
     third = SettingsDialog(gui_settings)
     qtbot.addWidget(third)
     assert third.origins["ollama_model"].text() == "Saved" and third.rates["context"].value() == 0.8
+    assert third.rates["context"].suffix() == "  (saved)" and third.rates["decisions"].suffix() == "  (default)"
     third.model.clear()  # an emptied field goes back to the default
     third.accept()
     assert not gui_settings.q.contains("ollama/model")

@@ -50,8 +50,7 @@ class SettingsDialog(QDialog):
         self.host.setPlaceholderText(defaults.ollama_host)
         self.model = QLineEdit(config.ollama_model)
         self.model.setPlaceholderText(defaults.ollama_model)
-        self.origins = {"ollama_host": QLabel(origin_text(settings, "ollama_host")),
-                        "ollama_model": QLabel(origin_text(settings, "ollama_model"))}
+        self.origins = {key: QLabel(origin_text(settings, key)) for key in ("ollama_host", "ollama_model", "embedder")}
         self.embedder = QComboBox()
         for key, label in (("auto", "Automatic (the vault's model, or the best available)"),
                            ("ollama", "Ollama"), ("local", "Bundled offline model"), ("none", "None: keyword only")):
@@ -66,15 +65,18 @@ class SettingsDialog(QDialog):
         vault_row.addWidget(self.vault, 1)
         vault_row.addWidget(choose)
         form.addRow("Vault folder", vault_row)
-        form.addRow("Embedder", self.embedder)
+        form.addRow("Embedder", self._with_origin(self.embedder, self.origins["embedder"]))
         form.addRow("Ollama host", self._with_origin(self.host, self.origins["ollama_host"]))
         form.addRow("Ollama model", self._with_origin(self.model, self.origins["ollama_model"]))
         self.api_token = ApiTokenField()
         form.addRow("HTTP API token", self.api_token)
         rates = {**dict.fromkeys(categories, NEVER), **config.category_decay_rates}
+        saved = settings.decay_rates
         for category, rate in sorted(rates.items()):
             spin = QDoubleSpinBox(minimum=0.5, maximum=1.0, singleStep=0.01, decimals=3, value=rate)
-            spin.setToolTip("Salience is multiplied by this per decay period of disuse (1.0: never decays)")
+            spin.setSuffix("  (saved)" if category in saved else "  (default)")
+            spin.setToolTip("Salience is multiplied by this per decay period of disuse (1.0: never decays). "
+                            + ("You saved this rate." if category in saved else "The default rate."))
             self.rates[category] = spin
             form.addRow(f"Decay rate: {category}", spin)
         self._initial = self._values()
@@ -89,7 +91,7 @@ class SettingsDialog(QDialog):
         name_from_labels(self)
 
     @staticmethod
-    def _with_origin(edit: QLineEdit, origin: QLabel) -> QWidget:
+    def _with_origin(edit: QWidget, origin: QLabel) -> QWidget:
         box = QWidget()
         col = QVBoxLayout(box)
         col.setContentsMargins(0, 0, 0, 0)
