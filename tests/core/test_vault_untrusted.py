@@ -13,7 +13,7 @@ import pytest
 from memory_curator.core.errors import StorageError, ValidationError
 from memory_curator.core.ingest.notes import ROOT_CATEGORY, folder_category
 from memory_curator.core.service import MemoryService
-from memory_curator.core.vault.slug import validate_category
+from memory_curator.core.vault.slug import WINDOWS_DEVICES, validate_category
 from memory_curator.core.vault.staging import StagedFiles
 
 posix_only = pytest.mark.skipif(sys.platform == "win32", reason="links and devices as on POSIX")
@@ -407,3 +407,18 @@ def test_importing_a_file_named_in_bytes_that_are_not_utf8_skips_it(svc, tmp_pat
     [result] = report.files
     assert result.status == "skipped" and "not UTF-8" in result.error and result.path.endswith("ok\ufffd.md")
     assert svc.count() == 0
+
+
+@pytest.mark.parametrize("name", ["con", "AUX", "nul", "com1", "LPT1", "com¹", "prn"])
+def test_windows_device_names_never_become_file_or_folder_names(svc, name):
+    """#18.11: no file or folder the engine makes is named like a Windows device (the vault could not be checked
+    out there); as a category the name is refused on save and on update, with what to choose instead."""
+    m = svc.save("a memory titled like a device", title=name)
+    stem = Path(m.file_path).name.split(".")[0].split("_", 1)[1]  # {date}_{slug}.md
+    assert stem.lower() not in WINDOWS_DEVICES and stem == "memory"
+    reason = "Windows keeps for a device" if name.isascii() else "not allowed"  # 'com¹' is no category name at all
+    with pytest.raises(ValidationError, match=reason):
+        svc.save("x", category=name)
+    with pytest.raises(ValidationError, match=reason):
+        svc.update(m.id, category=name)
+    assert not any(p.name.lower() in WINDOWS_DEVICES for p in Path(m.file_path).parents[1].iterdir())
