@@ -57,6 +57,11 @@ def _open_and_use(vault_dir: Path, config) -> tuple[MemoryService, dict[str, str
     ("hex_int", "---\nx: 0x" + "f" * 5000 + "\n---\nbody", None),
     ("complex_key", "---\n? [a, b]\n: x\n---\nbody", "frontmatter is not valid YAML"),
     ("python_tag", "---\nx: !!python/object/apply:os.system [echo]\n---\nbody", "frontmatter is not valid YAML"),
+    # found by the vault fuzz: PyYAML's constructors raise KeyError, ValueError, AttributeError, TypeError here
+    ("bool_maybe", "---\nx: !!bool maybe\n---\nbody", "its tag cannot be"),
+    ("float_x", "---\nx: !!float x\n---\nbody", "its tag cannot be"),
+    ("timestamp_x", "---\nx: !!timestamp x\n---\nbody", "its tag cannot be"),
+    ("map_of_list", "---\nx: !!map [a]\n---\nbody", "its tag cannot be"),
 ])  # fmt: skip
 def test_one_hostile_file_never_stops_the_vault(vault_dir, config, name, text, reason):
     _vault_with(vault_dir, {f"context/{name}.md": text})
@@ -422,3 +427,15 @@ def test_windows_device_names_never_become_file_or_folder_names(svc, name):
     with pytest.raises(ValidationError, match=reason):
         svc.update(m.id, category=name)
     assert not any(p.name.lower() in WINDOWS_DEVICES for p in Path(m.file_path).parents[1].iterdir())
+
+
+@pytest.mark.parametrize("value", ["!!bool maybe", "!!float x", "!!timestamp x", "!!map [a]"])
+def test_a_tag_yaml_cannot_build_is_a_problem_of_that_note_on_import(svc, tmp_path, value):
+    """Found by the vault fuzz: Obsidian preview and import raised KeyError/ValueError/AttributeError/TypeError
+    from PyYAML's constructors for one note; now that note is reported and the others come in."""
+    source = tmp_path / "notes"
+    (source / ".obsidian").mkdir(parents=True)
+    (source / "bad.md").write_text(f"---\nx: {value}\n---\nbad")
+    (source / "good.md").write_text("---\ntags: [a]\n---\n# Good\n\ngood note")
+    svc.sources.import_items(source, format="obsidian")
+    assert [m.title for m in svc.list_memories()] == ["good"]  # Obsidian: the title is the file name

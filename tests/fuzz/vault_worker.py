@@ -44,7 +44,7 @@ class Run:
         try:
             return fn(*args, **kwargs)
         except allowed as exc:
-            self.caught[f"{op}: {type(exc).__name__}"] += 1
+            self.caught[f"{op}: {type(exc).__name__}: {str(exc)[:70]}"] += 1
         except Exception as exc:  # noqa: BLE001 - what the suite is looking for
             tail = "".join(traceback.format_exception(exc)[-4:])
             self.failures.append(f"{op}: {type(exc).__name__}: {str(exc)[:300]}\n{tail[-1500:]}")

@@ -103,6 +103,10 @@ class VaultYAMLHandler(YAMLHandler):
             raise FrontmatterError(f"frontmatter is not valid YAML{where}" + (f": {problem}" if problem else "")) from None
         except RecursionError:  # the pure-Python loader, where libyaml is missing
             raise FrontmatterError(f"frontmatter is nested more than {yaml_bounds.MAX_DEPTH} levels deep") from None
+        except (ValueError, TypeError, KeyError, AttributeError, IndexError) as exc:
+            # PyYAML's constructors on a tag with a value they cannot build: '!!bool maybe' (KeyError),
+            # '!!float x' (ValueError), '!!timestamp x' (AttributeError), '!!map [a]' (TypeError)
+            raise FrontmatterError(f"frontmatter holds a value its tag cannot be: {str(exc)[:120]}") from None
         if meta is None:  # only comments: nothing set
             return {}
         if not isinstance(meta, dict):
