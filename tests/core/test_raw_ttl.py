@@ -7,6 +7,7 @@ from datetime import timedelta
 
 import pytest
 
+from embed_helpers import embedded
 from memory_curator.core.errors import ValidationError
 
 RAW = "Full transcript: we argued about zebras, tapirs and the quarterly budget for an hour."
@@ -40,8 +41,10 @@ def test_after_the_raw_expires_the_summary_stays_searchable_and_the_raw_is_gone(
 
 def test_summary_is_what_is_embedded(svc_local):
     item = svc_local.save(RAW * 40, summary=SUMMARY)
-    assert item.used_summary and item.chunk_count == 1  # the long raw text would be several chunks
     plain = svc_local.save(RAW * 40)
+    embedded(svc_local)
+    item, plain = svc_local.get(item.id), svc_local.get(plain.id)
+    assert item.used_summary and item.chunk_count == 1  # the long raw text would be several chunks
     assert not plain.used_summary and plain.chunk_count > 1
 
 

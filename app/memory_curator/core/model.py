@@ -88,8 +88,9 @@ class MemoryItem:
 
     @property
     def used_summary(self) -> bool:
-        """Whether the summary, not the full text, is what was embedded (seed 003's ``used_summary``)."""
-        return self.summary is not None and self.chunk_count > 0
+        """Whether the summary, not the full text, is what is embedded (seed 003's ``used_summary``);
+        ``chunk_count`` says how many vectors are stored so far (0 until the background embedding is done)."""
+        return self.summary is not None
 
     @property
     def token_estimate(self) -> int:

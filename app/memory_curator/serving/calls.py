@@ -10,7 +10,7 @@ it out. A caller without ``user_id`` sees only memories without an owner. With `
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any
 
@@ -80,13 +80,16 @@ def owned(svc: MemoryService, memory_id: str, caller: Caller) -> MemoryItem:
 
 
 def store(svc: MemoryService, inp: i.Store, caller: Caller) -> dict[str, Any]:
-    item = svc.save(**new_memory(inp, caller))
-    # Seed 003's answer says what was embedded (used_summary, chunk_count). Saves do not wait on embedding, so
-    # the client's store gives the background unit as long as a search gives a query vector, then reads back:
-    # a slow or absent embedder answers chunk_count 0 (embedded later) instead of holding the client.
+    return stored(settled(svc, svc.save(**new_memory(inp, caller))))
+
+
+def settled(svc: MemoryService, item: MemoryItem) -> MemoryItem:
+    """Seed 003's answer says what was embedded (used_summary, chunk_count). Saves do not wait on embedding, so
+    a client's store gives the background unit as long as a search gives a query vector, then reads back: a
+    slow or absent embedder answers chunk_count 0 (embedded later) instead of holding the client."""
     if svc.embedding.usable() is not None and svc.embedding.wait(svc.config.query_embed_wait_s):
-        item = svc.get(item.id, record_access=False) or item
-    return stored(item)
+        return svc.get(item.id, record_access=False) or item
+    return item
 
 
 def stored(item: MemoryItem) -> dict[str, Any]:
@@ -216,7 +219,7 @@ def seed_store(svc: MemoryService, inp: seeds.SeedStore, caller: Caller) -> dict
     """Seed 002's store: its actor is the memory's one actor; the labels the classifier gave come back."""
     fields = i.Store(content=inp.text, scope=inp.scope, session_id=inp.session_id, user_id=inp.user_id,
                      actors=[inp.actor_id] if inp.actor_id else [])
-    item = svc.save(**new_memory(fields, caller))
+    item = settled(svc, svc.save(**new_memory(fields, caller)))
     return {"status": "success", "memory_id": item.id, "labels": item.extra.get("labels") or {},
             "memory": memory_dict(item)}
 
@@ -235,7 +238,8 @@ def seed_search(svc: MemoryService, inp: seeds.SeedSearch, caller: Caller) -> di
 
 def store_direct(svc: MemoryService, inp: seeds.DirectStore, caller: Caller) -> dict[str, Any]:
     """Seed 004's direct store: every field of the request, mapped onto the vault format by core/direct.py."""
-    return svc.store_direct(**inp.model_dump(exclude_none=True)).as_dict()
+    out = svc.store_direct(**inp.model_dump(exclude_none=True))
+    return replace(out, memory=settled(svc, out.memory)).as_dict()
 
 
 CALLS: dict[str, Callable[[MemoryService, Any, Caller], dict[str, Any]]] = {
