@@ -5,10 +5,13 @@ memories; --require-user makes user_id mandatory; the Python API (the app, the C
 from __future__ import annotations
 
 import asyncio
+import json
+import re
 
 import pytest
 from mcp import Client
 
+from memory_curator.core.contract.operations import OPERATIONS
 from memory_curator.core.service import MemoryService
 from memory_curator.mcp.server import build_server
 from memory_curator.serving.worker import ServiceWorker
@@ -122,3 +125,76 @@ def test_consolidating_by_query_takes_only_what_the_caller_sees(vault_dir, confi
         r = c.post("/v1/consolidate", json={"query": "alpha", "user_id": "u1", "preserve_originals": True})
         assert r.status_code == 201, r.text
         assert set(r.json()["source_ids"]) == {ids["u1"], ids[None], extra["memory_id"]}  # never u2's
+
+
+# One request per remote operation: a new operation fails test_no_operation_returns_another_users_memory until it
+# has its example here (and so is checked for leaks).
+SECRET = "SECRETOFU2"
+
+
+def _examples(secret: str, mine: str) -> dict[str, dict]:
+    return {
+        "store": {"content": "zebra note"}, "store_batch": {"items": [{"content": "zebra batch"}]},
+        "get": {"memory_id": secret}, "update": {"memory_id": secret, "title": "taken"},
+        "update_batch": {"updates": [{"id": secret, "title": "taken"}]}, "delete": {"memory_id": secret},
+        "search": {"query": "zebra", "search_mode": "keyword", "limit": 100}, "list": {"limit": 100},
+        "session_context": {"session_id": "s1"}, "get_score": {"memory_id": secret},
+        "set_score": {"memory_id": secret, "score": 0.5}, "consolidate": {"query": "zebra"},
+        "clear_expired": {}, "health": {}, "seed_store": {"text": "zebra seed"},
+        "seed_search": {"query": "zebra", "search_mode": "keyword", "min_score": 0.0},
+        "store_direct": {"content": "zebra direct"}, "entities": {"limit": 500}, "entity": {"name": "Gandros"},
+        "links": {"memory_id": mine}, "graph_query": {"query": "Gandros zebra"},
+    }
+
+
+def _http_request(op, values: dict) -> tuple[str, str, dict]:
+    path, rest = op.http.path, dict(values)
+    for name in re.findall(r"{(\w+)}", path):
+        path = path.replace("{" + name + "}", str(rest.pop(name)))
+    if op.http.method in ("GET", "DELETE"):
+        return op.http.method, path, {"params": rest}
+    return op.http.method, path, {"json": rest}
+
+
+@pytest.mark.parametrize("who", ["u1", None])
+def test_no_operation_returns_another_users_memory(vault_dir, config, who):
+    """Every HTTP route and MCP tool of the contract, as u1 and as a caller without user_id: u2's memory (its
+    text, its id outside a refusal of it) appears in no answer."""
+    with running_api(vault_dir, config) as api, api.client() as c:
+        secret = c.post("/v1/memories", json={"content": f"{SECRET} zebra Gandros", "session_id": "s1", "user_id": "u2",
+                                               "keywords": ["zebra"], "actors": ["Gandros"]}).json()["memory_id"]
+        mine = c.post("/v1/memories", json={"content": "visible zebra Gandros", "session_id": "s1", "keywords": ["zebra"],
+                                             "actors": ["Gandros"], **({"user_id": who} if who else {})}).json()["memory_id"]
+        c.post("/v1/memories", json={"content": "another zebra Gandros", "session_id": "s1"})
+        examples = _examples(secret, mine)
+        remote = [op for op in OPERATIONS if op.http or op.mcp]
+        assert sorted(op.name for op in remote if op.name not in examples) == []
+        by_id = {"get", "update", "update_batch", "delete", "get_score", "set_score"}
+        for op in remote:
+            values = dict(examples[op.name])
+            if "user_id" in op.input.model_fields and (who or op.name == "store_direct"):
+                values["user_id"] = who or "u1"
+            if op.http:
+                method, path, kw = _http_request(op, values)
+                r = c.request(method, path, **kw)
+                assert r.status_code < 500, (op.name, r.text)
+                assert SECRET not in r.text, (op.name, r.text)
+                assert op.name in by_id or secret not in r.text, (op.name, r.text)
+                if op.name in by_id:
+                    assert r.status_code == 403, (op.name, r.text)
+
+        async def over_mcp():
+            async with Client(build_server(api.worker)) as m:
+                for op in remote:
+                    if op.mcp:
+                        values = dict(examples[op.name], **({"user_id": who} if who and "user_id" in
+                                                            op.input.model_fields else {}))
+                        got = await m.call_tool(op.mcp, values)
+                        text = json.dumps(got.structured_content) if not got.is_error else got.content[0].text
+                        assert SECRET not in text, (op.mcp, text)
+                        assert op.name in by_id or secret not in text, (op.mcp, text)
+                        if op.name in by_id:
+                            assert got.is_error and text.startswith("FORBIDDEN: "), (op.mcp, text)
+
+        asyncio.run(over_mcp())
+        assert api.worker.run(lambda svc: svc.get(secret, record_access=False)).title != "taken"  # nothing changed
