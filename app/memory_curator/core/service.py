@@ -253,9 +253,8 @@ class MemoryService:
 
     @writes
     def clear_expired(self) -> int:
-        """Memories past ``expires_at`` go to the trash; a raw text past its ``raw_expires_at`` is dropped,
-        the summary staying (lifecycle.expiry). Returns how many memories were trashed or lost their raw text."""
-        dropped = drop_expired_raw(self.memories)
+        """Past ``expires_at``: to the trash; past ``raw_expires_at``: the raw text dropped (lifecycle.expiry)."""
+        dropped = drop_expired_raw(self.memories)  # returns how many changed: raw texts dropped + trashed
         return dropped + decay.move_to_trash(self.store, self.vault, decay.expired_ids(self.store))
 
     def suggest_groups(self, *, category: str | None = None, threshold: float | None = None, min_size: int = 2,
