@@ -6,8 +6,14 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import re
+import socket
+import subprocess
+import sys
+import time
 
+import httpx
 import pytest
 from mcp import Client
 
@@ -16,6 +22,7 @@ from memory_curator.core.service import MemoryService
 from memory_curator.mcp.server import build_server
 from memory_curator.serving.worker import ServiceWorker
 from servers.conftest import running_api
+from servers.shared_vault import free_port
 
 OWNERS = {"u1": "alpha note of the first user", "u2": "alpha note of the second user", None: "alpha note of no one"}
 
@@ -198,3 +205,33 @@ def test_no_operation_returns_another_users_memory(vault_dir, config, who):
 
         asyncio.run(over_mcp())
         assert api.worker.run(lambda svc: svc.get(secret, record_access=False)).title != "taken"  # nothing changed
+
+
+def test_serve_require_user_from_the_command_line(vault_dir, tmp_path):
+    """`memory-curator serve --require-user`, a real process: a request without user_id is a 400 with its code."""
+    port = free_port()
+    token_file = tmp_path / "api-token"
+    env = {**os.environ, "OLLAMA_HOST": "http://127.0.0.1:9", "MEMORY_CURATOR_TOKEN_FILE": str(token_file)}
+    proc = subprocess.Popen([sys.executable, "-m", "memory_curator.cli.main", "--vault", str(vault_dir),
+                             "--embedder", "none", "serve", "--require-user", "--port", str(port)],
+                            env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            assert proc.poll() is None, proc.stderr.read().decode()[-2000:]
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=1).close()
+                break
+            except OSError:
+                assert time.monotonic() < deadline, "the HTTP server did not start"
+                time.sleep(0.1)
+        auth = {"Authorization": f"Bearer {token_file.read_text().strip()}"}
+        with httpx.Client(base_url=f"http://127.0.0.1:{port}", headers=auth, timeout=30) as c:
+            refused = c.post("/v1/search", json={"query": "x"})
+            assert refused.status_code == 400 and refused.json()["details"][0]["code"] == "MISSING_FIELD"
+            assert c.post("/v1/memories", json={"content": "mine", "user_id": "u1"}).status_code == 201
+            assert c.get("/v1/memories", params={"user_id": "u1"}).json()["count"] == 1
+            assert c.get("/v1/memories", params={"user_id": "u2"}).json()["count"] == 0
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
