@@ -217,3 +217,18 @@ def test_external_edits_and_imports_are_embedded_in_the_background(svc_local, tm
     embedded(svc)
     assert imported and all(it.embedded for it in svc.get_batch(imported, record_access=False))
     assert svc.stats().unembedded_count == 0
+
+
+def test_vectors_of_a_text_that_changed_meanwhile_are_not_stored(svc, local_embedder):
+    """The background unit reads a memory, embeds it (seconds with a busy Ollama), then writes: a memory another
+    thread or process rewrote (or deleted) in between keeps no vectors of its old text."""
+    from memory_curator.core import indexing
+
+    old = svc.save("Cats sleep most of the day")
+    pk = svc.store.pk_of(old.id)
+    new = svc.update(old.id, content="Rockets need liquid oxygen")
+    assert indexing.embed_items(svc.store, local_embedder, [(pk, old)], svc.config) == 0
+    assert not svc.get(old.id, record_access=False).embedded
+    assert indexing.embed_items(svc.store, local_embedder, [(pk, new)], svc.config) == 1
+    svc.delete(old.id)
+    assert indexing.embed_items(svc.store, local_embedder, [(pk, new)], svc.config) == 0

@@ -67,6 +67,24 @@ def test_background_embedding_shows_progress_and_pauses(harness, vault_dir, seed
 
 
 @pytest.mark.model
+def test_closing_never_waits_on_a_hung_ollama(harness, vault_dir, seeded, ollama, monkeypatch):
+    """#12.8: Engine.shutdown could block the window 30 s per thread while a request hung. With a client timeout
+    of an hour, both engine threads have stopped when shutdown returns, the request still unanswered."""
+    monkeypatch.setenv("MEMORY_CURATOR_OLLAMA_TIMEOUT", "3600")
+    ollama.hang = True
+    w = harness.open(vault_dir, embedder="ollama")
+    harness.qtbot.waitUntil(lambda: ollama.held >= 1, timeout=30000)  # the background embedding is stuck
+    req = w.engine.call("save", "Saved while Ollama hangs")
+    with harness.qtbot.waitSignal(req.done, timeout=30000):
+        pass
+    search(harness, "SQLite vector store", "hybrid")  # the search thread asked too, and gave up after 3 s
+    engine = w.engine
+    engine.shutdown()
+    assert not engine._writer.thread.isRunning() and not engine._reader.thread.isRunning()
+    assert ollama.held >= 1
+
+
+@pytest.mark.model
 @pytest.mark.parametrize("switch", [True, False], ids=["switch", "keep"])
 def test_a_vault_with_another_model_offers_the_switch(harness, vault_dir, seeded, ollama, local_embedder, switch):
     """Settings say "local", the vault's vectors come from Ollama: opening asks instead of failing, and

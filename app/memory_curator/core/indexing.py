@@ -89,8 +89,9 @@ def embed_items(
             for pk, item, chunks in pending:
                 vecs = vectors[pos : pos + len(chunks)]
                 pos += len(chunks)
-                if store.embedded_fields(item.id) != (item.title, item.content, item.summary):
-                    continue  # changed or gone since it was read: its new text waits for the next round
+                if store.pk_of(item.id) != pk or store.embedded_fields(item.id) != (item.title, item.content,
+                                                                                   item.summary):
+                    continue  # changed, gone or re-indexed (a rebuild) since it was read: the next round has it
                 store.set_chunks(pk, [c[:4] for c in chunks], vecs, embed_hash(embedder.key, [c[4] for c in chunks]))
                 done += 1
         if tracker is not None:
