@@ -189,6 +189,8 @@ def test_no_operation_returns_another_users_memory(vault_dir, config, who):
                 assert op.name in by_id or secret not in r.text, (op.name, r.text)
                 if op.name in by_id:
                     assert r.status_code == 403, (op.name, r.text)
+                elif r.status_code < 300:
+                    op.result.model_validate(r.json())  # the answer has the contract's result shape
 
         async def over_mcp():
             async with Client(build_server(api.worker)) as m:
@@ -202,6 +204,8 @@ def test_no_operation_returns_another_users_memory(vault_dir, config, who):
                         assert op.name in by_id or secret not in text, (op.mcp, text)
                         if op.name in by_id:
                             assert got.is_error and text.startswith("FORBIDDEN: "), (op.mcp, text)
+                        elif not got.is_error:
+                            op.result.model_validate(got.structured_content)
 
         asyncio.run(over_mcp())
         assert api.worker.run(lambda svc: svc.get(secret, record_access=False)).title != "taken"  # nothing changed
