@@ -17,8 +17,10 @@ def test_unreadable_files_show_on_open_and_after_changes_without_check_again(har
     assert watch.indicator.text() == "⚠ 2 files could not be read"
     assert w.health.summary.text().startswith("2 unreadable file(s)") and w.health.unreadable.count() == 2
     w.show_pane(w.editor)
-    watch.indicator.click()  # the status bar opens the pane that says why
+    before = watch.last
+    watch.indicator.click()  # the status bar opens the pane that says why, checked again as it comes forward
     assert w.side.currentWidget() is w.health
+    harness.qtbot.waitUntil(lambda: watch.last is not before)
 
     for name in ("broken.md", "also-broken.md"):  # fixed in another editor: the window notices by itself
         (vault_dir / "context" / name).write_text("---\ntitle: Fixed\n---\nnow readable", encoding="utf-8")

@@ -1,5 +1,5 @@
-"""Vault health kept current: checked when a vault opens (after its opening sync), after every change made
-here and after changes by other programs, so the Vault health pane never shows a stale "healthy"; problems a
+"""Vault health kept current: checked when a vault opens (after its opening sync), after imports, deletes and
+long operations, after changes by other programs, and whenever its pane comes forward, so the Vault health pane never shows a stale "healthy"; problems a
 user has to act on (files that could not be read, memories whose file is gone) show in the status bar, and a
 click there opens the pane. Checks are coalesced: a burst of changes runs one check."""
 
@@ -40,7 +40,11 @@ class HealthWatch:
         self._timer.setSingleShot(True)
         self._timer.setInterval(DELAY_MS)
         self._timer.timeout.connect(self.check_now)
-        window.changed.connect(lambda _kind: self.check())
+        # An edit or a salience change made here cannot make a file unreadable, and a check reads every file's
+        # stat (0.7 s at 20,000 memories, on the thread searches use): those are checked when the pane is shown.
+        window.changed.connect(lambda kind: self.check() if kind not in ("edit", "salience") else None)
+        window.side.currentChanged.connect(lambda _i: self.check() if window.side.currentWidget() is window.health
+                                           else None)
 
     def check(self) -> None:
         """Check soon (several calls in a row make one check)."""
