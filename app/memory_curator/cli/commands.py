@@ -183,6 +183,7 @@ def _filter_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--scope", help="only these scopes (comma-separated)")
     p.add_argument("--actor", help="only memories about this actor")
     p.add_argument("--type", choices=MEMORY_TYPES, help="only episodic, emotional or procedural memories")
+    p.add_argument("--label", help="only memories carrying this classification label (event, location...)")
 
 
 @command("search", "search memories (hybrid, semantic or keyword)", _search_args)
@@ -192,7 +193,7 @@ def cmd_search(args, vault, config):
                              session_id=args.session, min_salience=args.min_salience, sort_by=args.sort,
                              keyword_weight=args.keyword_weight, scope=_keywords(args.scope), actor=args.actor,
                              memory_type=args.type, importance_weight=args.importance_weight,
-                             min_score=args.min_score)
+                             min_score=args.min_score, label=args.label)
         if args.json:
             output.emit_json({"query": results.query, "results": list(results), "warnings": list(results.warnings)})
         else:
@@ -216,7 +217,7 @@ def cmd_list(args, vault, config):
     with open_service(args, vault, config) as svc:
         items = svc.list_memories(category=args.category, session_id=args.session, limit=args.limit,
                                   offset=args.offset, order_by=args.order, actor=args.actor, memory_type=args.type,
-                                  scope=_keywords(args.scope))
+                                  scope=_keywords(args.scope), label=args.label)
         if args.json:
             output.emit_json(items)
         else:

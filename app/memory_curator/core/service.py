@@ -290,17 +290,18 @@ class MemoryService:
     def list_memories(self, *, category: str | None = None, session_id: str | None = None, limit: int = 100,
                       offset: int = 0, order_by: str = "updated", include_superseded: bool = True,
                       keyword: str | None = None, descending: bool | None = None, scope: str | None = None,
-                      actor: str | None = None, memory_type: str | None = None,
+                      actor: str | None = None, memory_type: str | None = None, label: str | None = None,
                       visible_to: Sequence[str] | None = None) -> list[MemoryItem]:
         """A page of memories. ``descending`` flips the order's natural direction (None keeps it)."""
         filters = Filters(category=category, session_id=session_id, include_superseded=include_superseded,
-                          scope=scope, actor=actor, memory_type=memory_type, visible_to=visible_to)
+                          scope=scope, actor=actor, memory_type=memory_type, visible_to=visible_to, label=label)
         return listing.page(self.store, filters, keyword, order_by, descending, limit, offset)
 
     def count(self, *, category: str | None = None, session_id: str | None = None, keyword: str | None = None,
-              scope: str | None = None, actor: str | None = None, memory_type: str | None = None) -> int:
+              scope: str | None = None, actor: str | None = None, memory_type: str | None = None,
+              label: str | None = None) -> int:
         filters = Filters(category=category, session_id=session_id, include_superseded=True, scope=scope,
-                          actor=actor, memory_type=memory_type)
+                          actor=actor, memory_type=memory_type, label=label)
         return listing.count(self.store, filters, keyword)
 
     def categories(self) -> dict[str, int]:

@@ -150,7 +150,7 @@ def search(svc: MemoryService, inp: i.Search, caller: Caller) -> dict[str, Any]:
                          session_id=inp.session_id, min_salience=inp.min_salience, sort_by=inp.sort_by,
                          keyword_weight=inp.keyword_weight, scope=inp.scope, actor=inp.actor,
                          memory_type=inp.memory_type, importance_weight=inp.importance_weight,
-                         min_score=inp.min_score, visible_to=caller.sees)
+                         min_score=inp.min_score, label=inp.label, visible_to=caller.sees)
     return {"query": results.query, "mode_used": results.mode_used, "results": [hit_dict(r) for r in results],
             "warnings": list(results.warnings)}
 
@@ -158,7 +158,7 @@ def search(svc: MemoryService, inp: i.Search, caller: Caller) -> dict[str, Any]:
 def list_memories(svc: MemoryService, inp: i.ListMemories, caller: Caller) -> dict[str, Any]:
     items = svc.list_memories(category=inp.category, session_id=inp.session_id, scope=inp.scope, actor=inp.actor,
                               memory_type=inp.memory_type, limit=inp.limit, offset=inp.offset, order_by=inp.order_by,
-                              visible_to=caller.sees)
+                              label=inp.label, visible_to=caller.sees)
     return {"memories": [memory_dict(m) for m in items], "count": len(items), "offset": inp.offset}
 
 

@@ -23,6 +23,7 @@ from memory_curator.core.contract.types import (
     MAX_TITLE,
     BatchMode,
     Category,
+    Label,
     MemoryId,
     MemoryType,
     OrderBy,
@@ -173,6 +174,7 @@ class SearchFilters(Input):
     actor: Annotated[Text | None, Field(max_length=MAX_TITLE, description="Memories about this person, agent or "
                                         "entity.")] = None
     memory_type: MemoryType | None = None
+    label: Label | None = None
 
 
 class Search(SearchFilters, Owned):

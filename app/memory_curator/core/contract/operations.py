@@ -64,7 +64,7 @@ OPERATIONS: tuple[Operation, ...] = (
               python="delete", mcp="memory_delete", http=Http("DELETE", "/v1/memories/{memory_id}"), cli="delete"),
     Operation("search", "Search memories. search_mode: keyword (exact words), semantic (meaning) or hybrid (both, "
               "the default). Filters: category, session_id, scope (one or several), actor, memory_type, "
-              "min_salience.", i.Search, r.SearchResults, BASE_ERRORS + ("EMBEDDING_ERROR",), python="search",
+              "label, min_salience.", i.Search, r.SearchResults, BASE_ERRORS + ("EMBEDDING_ERROR",), python="search",
               renames={"search_mode": "mode"}, mcp="memory_search", http=Http("POST", "/v1/search"), cli="search"),
     Operation("list", "List memories, newest change first (or by order_by), with the same filters as search.",
               i.ListMemories, r.MemoryPage, python="list_memories", mcp="memory_list",

@@ -63,6 +63,8 @@ Scope = Annotated[Text, _named("INVALID_SCOPE", SCOPE_PATTERN, "a short lower-ca
                         "another short lower-case name.")]
 UserId = Annotated[Text, Field(min_length=1, max_length=MAX_ID, description="The caller's user: a memory stored "
                                "with a user_id is visible only to that user (HTTP and MCP).")]
+Label = Annotated[Text, Field(pattern=r"^[a-z0-9][a-z0-9_\-]{0,39}$", description="A classification label of the "
+                               "vault's set (event, location...): only memories that carry it.")]
 Words = Annotated[list[Annotated[Text, Field(max_length=MAX_TITLE)]], Field(max_length=MAX_LIST)]
 Unit = Annotated[float, Field(ge=0.0, le=1.0)]
 
