@@ -41,6 +41,17 @@ def write_vault(root: Path, count: int) -> None:
             f"Memory number {i} about topic {i % 311} and project {i % 13}.\n", encoding="utf-8")
 
 
+def _rss_mb(field: str) -> float:
+    """This process's resident memory (VmRSS) or its peak (VmHWM), from /proc (Linux); else the peak."""
+    try:
+        with open("/proc/self/status") as fh:
+            return next(int(line.split()[1]) for line in fh if line.startswith(field + ":")) / 1024
+    except (OSError, StopIteration):
+        import resource  # noqa: PLC0415 - not on Windows
+
+        return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
 def wait_until(condition, timeout_s: float = 600) -> float:
     start = time.perf_counter()
     loop = QEventLoop()
@@ -122,6 +133,7 @@ def main() -> int:
         rows.append((f"sort by {name} (first page)", f"{(time.perf_counter() - start) * 1000:.0f} ms"))
         model.loaded.disconnect(loaded.append)
 
+    rows.append(("app memory now / peak (RSS)", f"{_rss_mb('VmRSS'):,.0f} / {_rss_mb('VmHWM'):,.0f} MB (target < 2 GB)"))
     window.close()
     width = max(len(k) for k, _ in rows)
     print(f"\nMemory list on a {args.count}-memory vault ({vault})")

@@ -99,25 +99,29 @@ class EntityGraph:
         """Entities with the number of memories mentioning them, most mentioned first; ``offset`` and ``limit``
         give a page (the order comes from the key index alone; names and sources are read for the page)."""
         fix = self.corrections
-        key_count, members, counts = self._counted(fix)
+        key_count, members, counts, order = self._counted(fix)
         needle = fold(query) if query else None
-        chosen = []
-        for canon, keys in members.items():
+        end = offset + limit if limit else None
+        chosen: list[str] = []
+        for canon in order:  # most mentioned first: a page stops reading where it ends
+            if end is not None and len(chosen) >= end:
+                break
             if counts[canon] < min_count or (fix.is_hidden(canon) and not include_hidden):
                 continue
-            if needle and not any(needle in k for k in keys) and not any(
+            if needle and not any(needle in k for k in members[canon]) and not any(
                     needle in fold(a) for a in fix.entities.get(fix.display.get(canon, ""), [])):
                 continue
             chosen.append(canon)
-        chosen.sort(key=lambda c: (-counts[c], fold(fix.display.get(c, c))))
-        page = chosen[offset : offset + limit if limit else None]
+        page = chosen[offset:end]
         return self._described(page, {c: members[c] for c in page}, key_count, counts)
 
-    def _counted(self, fix: Corrections) -> tuple[dict[str, int], dict[str, list[str]], dict[str, int]]:
-        """Memories per key, the keys of each entity, and memories per entity; kept until the index or the
-        corrections change, so the Entities list's next page reads only its own names."""
+    def _counted(self, fix: Corrections) -> tuple[dict[str, int], dict[str, list[str]], dict[str, int], list[str]]:
+        """Memories per key, the keys of each entity, memories per entity, and the entities most mentioned
+        first; kept until the index or the merges change, so the Entities list's next page reads only its own
+        names."""
         version = self.store.get_meta("content_version")
-        if self._counts is not None and self._counts[0] == version and self._counts[1] is fix:
+        # The merges are what the counts depend on (a vault without entities.yaml loads a new, equal object).
+        if self._counts is not None and self._counts[0] == version and self._counts[1] == fix.canonical:
             return self._counts[2]
         gr = self.store.graph_rows
         key_count = dict(gr.key_counts())
@@ -128,7 +132,9 @@ class EntityGraph:
         for canon, keys in members.items():
             if len(keys) > 1:  # a memory naming an entity by two of its names counts once
                 counts[canon] = len({pk for pk, _k, _s in gr.mentioning(keys)})
-        self._counts = (version, fix, (key_count, dict(members), counts))
+        # Keys are folded already; only a name the user gave needs folding to sort among them.
+        order = sorted(counts, key=lambda c: (-counts[c], fold(fix.display[c]) if c in fix.display else c))
+        self._counts = (version, dict(fix.canonical), (key_count, dict(members), counts, order))
         return self._counts[2]
 
     def _described(self, canons: Sequence[str], members: dict[str, list[str]], key_count: dict[str, int],
