@@ -104,7 +104,8 @@ def test_keep_theirs_writes_one_clean_file_commits_and_can_be_undone(conflicted)
     res = a.conflicts.resolve(item.id, "theirs")
     assert a.get(item.id).content == "We store vectors in LanceDB."
     assert a.conflicts.list() == [] and not markers.has_markers((root / rel).read_text())
-    assert [t for t in (root / ".trash").rglob("*.md")]  # the marked file kept in the trash
+    assert [t for t in (root / ".trash").rglob("*.md")]  # the marked file kept in the trash, listed there
+    assert [t.content for t in a.list_trash()] == ["We store vectors in Postgres with pgvector."]
     assert not (root / ".git" / "MERGE_HEAD").exists()
     assert "kept the other version" in git(root, "log", "-1", "--format=%B").stdout
     a.conflicts.undo(res)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from memory_curator.core.errors import StorageError
+from memory_curator.core.errors import ConflictedFile, StorageError
 from memory_curator.core.model import MemoryItem
 from memory_curator.core.vault.store import Vault
 
@@ -16,6 +16,10 @@ def trashed_items(vault: Vault) -> list[MemoryItem]:
     for rel in vault.scan_trash():
         try:
             item = vault.read(rel)
+        except ConflictedFile as exc:  # a file a conflict's resolution put here, both versions in it
+            if exc.item is None:
+                continue
+            item = exc.item
         except StorageError:
             continue
         out.append(replace(item, file_path=str(vault.abs(rel))))
