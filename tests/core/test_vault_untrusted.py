@@ -270,7 +270,8 @@ def _open_elsewhere(vault: Path) -> subprocess.CompletedProcess:
     """Open, list and read problems in another process: a hang or a crash fails the test, not the run."""
     code = ("import sys\nfrom memory_curator.core.service import MemoryService\n"
             "svc = MemoryService.open(sys.argv[1], embedder='none')\n"
-            "print(len(svc.list_memories()), sorted(p.path for p in svc.problems()))\nsvc.close()\n")
+            "print(len(svc.list_memories()), sorted(p.path for p in svc.problems()))\n"
+            "svc.save('an assistant saves: the inbox setting is read from vault.json', source='ai')\nsvc.close()\n")
     return subprocess.run([sys.executable, "-c", code, str(vault)], capture_output=True, text=True, timeout=120,
                           env={**os.environ, "OLLAMA_HOST": "http://127.0.0.1:9"})
 
