@@ -12,6 +12,25 @@ from memory_curator.core.model import MemoryItem
 from memory_curator.core.vault.settings import VaultSettings
 
 
+def label_set_of(settings: VaultSettings) -> dict[str, list[str]]:
+    """The vault's labels and the example phrases each is recognised by (the default set until one is saved)."""
+    raw = settings.get(classify.SETTING)
+    try:
+        return classify.validate_labels(raw) if isinstance(raw, dict) else dict(classify.DEFAULT_LABELS)
+    except ValueError:
+        return dict(classify.DEFAULT_LABELS)
+
+
+def save_label_set(settings: VaultSettings, labels: Mapping[str, Sequence[str]]) -> dict[str, list[str]]:
+    """Saved in the vault (``vault.json``), so every process, machine and rebuild labels with the same set."""
+    try:
+        clean = classify.validate_labels(labels)
+    except ValueError as exc:
+        raise ValidationError(f"Cannot use this label set: {exc}.", field="labels") from None
+    settings.set(classify.SETTING, clean)
+    return clean
+
+
 class Labelling:
     def __init__(self, memories: Memories, settings: VaultSettings):
         self.memories = memories
@@ -21,19 +40,10 @@ class Labelling:
 
     def label_set(self) -> dict[str, list[str]]:
         """The vault's labels and the example phrases each is recognised by."""
-        raw = self.settings.get(classify.SETTING)
-        try:
-            return classify.validate_labels(raw) if isinstance(raw, dict) else dict(classify.DEFAULT_LABELS)
-        except ValueError:
-            return dict(classify.DEFAULT_LABELS)
+        return label_set_of(self.settings)
 
     def set_label_set(self, labels: Mapping[str, Sequence[str]]) -> dict[str, list[str]]:
-        try:
-            clean = classify.validate_labels(labels)
-        except ValueError as exc:
-            raise ValidationError(f"Cannot use this label set: {exc}.", field="labels") from None
-        self.settings.set(classify.SETTING, clean)
-        return clean
+        return save_label_set(self.settings, labels)
 
     def classifier(self) -> classify.Classifier:
         """The classifier of the current label set, made again only when the set changed (making it stems

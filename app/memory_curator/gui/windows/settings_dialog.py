@@ -20,14 +20,18 @@ from PySide6.QtWidgets import (
     QLabel,
     QLineEdit,
     QPushButton,
+    QTabWidget,
     QVBoxLayout,
     QWidget,
 )
 
 from memory_curator.core.config import MemoryConfig
+from memory_curator.core.graph.labelling import label_set_of, save_label_set
+from memory_curator.core.vault.settings import VaultSettings
 from memory_curator.gui.accessibility import name_from_labels
 from memory_curator.gui.settings import AppSettings
 from memory_curator.gui.widgets.api_token import ApiTokenField
+from memory_curator.gui.windows.label_set_tab import LabelSetTab
 
 NEVER = 1.0  # a category without a rate never decays
 
@@ -40,7 +44,8 @@ def origin_text(settings: AppSettings, key: str) -> str:
 
 
 class SettingsDialog(QDialog):
-    def __init__(self, settings: AppSettings, parent=None, categories: Iterable[str] = ()):
+    def __init__(self, settings: AppSettings, parent=None, categories: Iterable[str] = (),
+                 vault_settings: VaultSettings | None = None):
         super().__init__(parent)
         self.setWindowTitle("Settings")
         self.settings = settings
@@ -84,7 +89,18 @@ class SettingsDialog(QDialog):
         buttons.accepted.connect(self.accept)
         buttons.rejected.connect(self.reject)
         lay = QVBoxLayout(self)
-        lay.addLayout(form)
+        # The open vault's own settings (its label set) get their own tab: label_set_tab.py.
+        self.vault_settings = vault_settings
+        self.labels_tab = LabelSetTab(label_set_of(vault_settings)) if vault_settings is not None else None
+        if self.labels_tab is None:
+            lay.addLayout(form)
+        else:
+            self.tabs = QTabWidget()
+            general = QWidget()
+            general.setLayout(form)
+            self.tabs.addTab(general, "&General")
+            self.tabs.addTab(self.labels_tab, "&Labels")
+            lay.addWidget(self.tabs)
         lay.addWidget(QLabel("Save keeps only what you changed. Changes take effect when the vault is reopened "
                              "(done for you on Save)."))
         lay.addWidget(buttons)
@@ -125,5 +141,11 @@ class SettingsDialog(QDialog):
         return Path(self.vault.text()) if self.vault.text() else None
 
     def accept(self) -> None:
+        if self.labels_tab is not None and not self.labels_tab.check():
+            self.tabs.setCurrentWidget(self.labels_tab)  # where the message says what to fix
+            return
         self.settings.save(**self.changes())
+        labels = self.labels_tab.changes() if self.labels_tab is not None else None
+        if labels is not None and self.vault_settings is not None:
+            save_label_set(self.vault_settings, labels)
         super().accept()

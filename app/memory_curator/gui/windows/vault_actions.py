@@ -7,6 +7,8 @@ from pathlib import Path
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QFileDialog, QMenu, QMessageBox
 
+from memory_curator.core.vault.settings import VaultSettings
+from memory_curator.core.vault.store import STATE_DIR
 from memory_curator.gui import commands
 from memory_curator.gui.windows.consolidate_dialog import ConsolidateDialog
 from memory_curator.gui.windows.export_action import ExportAction
@@ -69,7 +71,9 @@ class VaultActions:
             self.w.open_vault(Path(folder))
 
     def open_settings(self) -> None:
-        dialog = SettingsDialog(self.w.settings, self.w, categories=self._categories())
+        vault = self.w.engine.vault if self.w.engine else None
+        dialog = SettingsDialog(self.w.settings, self.w, categories=self._categories(),
+                                vault_settings=VaultSettings(vault / STATE_DIR) if vault else None)
         if dialog.exec():
             vault = dialog.chosen_vault() or (self.w.engine.vault if self.w.engine else None)
             if vault is not None:
