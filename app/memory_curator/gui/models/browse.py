@@ -1,5 +1,5 @@
 """The browse pane's tree: all memories, categories (defaults and any others in the vault) with counts,
-sessions, keywords and the trash. Each node carries the ListFilter it selects."""
+sessions, keywords, classification labels (the browse facet of issue 11) and the trash. Each node carries the ListFilter it selects."""
 
 from __future__ import annotations
 
@@ -20,11 +20,13 @@ class BrowseCounts:
     sessions: dict[str, int] = field(default_factory=dict)
     keywords: dict[str, int] = field(default_factory=dict)
     trash: int = 0
+    labels: dict[str, int] = field(default_factory=dict)
 
 
 def browse_counts(svc) -> BrowseCounts:
     """Runs on the worker thread: everything the pane shows, in one request."""
-    return BrowseCounts(svc.count(), svc.categories(), svc.sessions(), svc.keywords(), svc.stats().trash_count)
+    return BrowseCounts(svc.count(), svc.categories(), svc.sessions(), svc.keywords(), svc.stats().trash_count,
+                        svc.graph.labels.counts())
 
 
 def _node(text: str, filt: ListFilter | None) -> QStandardItem:
@@ -35,7 +37,7 @@ def _node(text: str, filt: ListFilter | None) -> QStandardItem:
 
 
 class BrowseModel(QStandardItemModel):
-    GROUPS = ("Categories", "Sessions", "Keywords")
+    GROUPS = ("Categories", "Sessions", "Keywords", "Labels")
 
     def __init__(self, parent=None):
         super().__init__(parent)
@@ -51,6 +53,7 @@ class BrowseModel(QStandardItemModel):
             ("Categories", counts.categories, lambda v: ListFilter(category=v)),
             ("Sessions", dict(list(counts.sessions.items())[-MAX_KEYWORDS:]), lambda v: ListFilter(session_id=v)),
             ("Keywords", dict(list(counts.keywords.items())[:MAX_KEYWORDS]), lambda v: ListFilter(keyword=v)),
+            ("Labels", dict(sorted(counts.labels.items())), lambda v: ListFilter(labelled=v)),
         )
         for title, values, make in groups:
             group = _node(title, None)

@@ -24,17 +24,20 @@ ORDER_BY = {0: "title", 1: "category", 2: "salience", 3: "updated", 4: "access_c
 
 @dataclass(frozen=True)
 class ListFilter:
-    """What the browse pane selected: a category, a session, a keyword, the trash, or everything."""
+    """What the browse pane selected: a category, a session, a keyword, a classification label, the trash, or
+    everything."""
 
     category: str | None = None
     session_id: str | None = None
     keyword: str | None = None
     trash: bool = False
+    labelled: str | None = None  # a classification label (core/graph/classify.py); ``label()`` is the caption
 
     def label(self) -> str:
         if self.trash:
             return "Trash"
-        for prefix, value in (("Category", self.category), ("Session", self.session_id), ("Keyword", self.keyword)):
+        for prefix, value in (("Category", self.category), ("Session", self.session_id), ("Keyword", self.keyword),
+                              ("Label", self.labelled)):
             if value:
                 return f"{prefix}: {value}"
         return "All memories"
@@ -70,7 +73,7 @@ class MemoryTableModel(RowsTableModel):
     def _query(self) -> dict:
         f = self.filter
         order_by, ascending = self._order
-        return {"category": f.category, "session_id": f.session_id, "keyword": f.keyword,
+        return {"category": f.category, "session_id": f.session_id, "keyword": f.keyword, "label": f.labelled,
                 "order_by": order_by, "descending": not ascending}
 
     def reload(self, filter: ListFilter | None = None) -> None:
@@ -85,7 +88,8 @@ class MemoryTableModel(RowsTableModel):
             q = self._query()
             req = self._engine.run(
                 lambda svc: (svc.list_memories(limit=PAGE, offset=0, **q),
-                             svc.count(category=q["category"], session_id=q["session_id"], keyword=q["keyword"]),
+                             svc.count(category=q["category"], session_id=q["session_id"], keyword=q["keyword"],
+                                       label=q["label"]),
                              svc.conflicts.ids()),
                 key="list", read=True,
             )

@@ -84,7 +84,7 @@ class MainWindow(QMainWindow):
         self.browse.setObjectName("browseTree")
         self.browse.setAccessibleName("Browse: categories, sessions, keywords and trash")
         self.browse.setModel(self.browse_model)
-        self._expanded_groups = {"Categories"}  # sessions and keywords can run to hundreds: folded at first
+        self._expanded_groups = {"Categories", "Labels"}  # sessions and keywords can run to hundreds: folded at first
 
         # Center: search bar, list or results, selection bar
         self.search_bar = SearchBar()
