@@ -286,3 +286,17 @@ def test_a_correction_is_kept_and_the_label_set_is_the_vaults(svc):
         svc.graph.labels.set_label_set({"Bad Name!": ["x"]})
     with pytest.raises(ValidationError):
         svc.graph.labels.set(item.id, {"event": 1.5})
+
+
+def test_a_correction_and_the_label_set_survive_a_rebuild_and_another_process(vault_dir, config):
+    with MemoryService.open(vault_dir, embedder="none", config=config) as first:
+        item = first.save("The party saved the old wizard from the collapsing tower.", title="Rescue")
+        first.graph.labels.set(item.id, {"npc_relationship": 0.9})
+        first.graph.labels.set_label_set({"quest": ["quest", "tower"], "event": ["saved", "collapsing"]})
+        first.rebuild_index(embed=False)
+        first.graph.labels.classify()
+        assert first.get(item.id).extra["labels"] == {"npc_relationship": 0.9}
+        assert first.graph.labels.counts() == {"npc_relationship": 1}
+    with MemoryService.open(vault_dir, embedder="none", config=config) as second:  # the set is the vault's
+        assert set(second.graph.labels.label_set()) == {"quest", "event"}
+        assert "quest" in second.save("A quest to the tower.", title="Quest").extra["labels"]
