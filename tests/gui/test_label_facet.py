@@ -31,3 +31,19 @@ def test_labels_are_a_browse_facet_with_counts(harness, vault_dir, config):
     assert w.list_label.text() == "Label: favor_owed: 2"
     select_filter(harness, ListFilter(labelled="location"))
     assert "Party" in titles(w.list_model) and "Milk" not in titles(w.list_model)
+
+
+def test_the_search_bar_filters_by_label(harness, vault_dir, config, qtbot):
+    with MemoryService.open(vault_dir, embedder="none", config=config) as svc:
+        svc.save("The wizard owes us a favour: a debt he promised to repay.", title="Debt")
+        svc.save("The wizard lives in the tower.", title="Home")
+    w = harness.open(vault_dir)
+    bar = w.search_bar
+    assert bar.label.findData("favor_owed") > 0  # the vault's labels are offered
+    bar.mode.setCurrentIndex(bar.mode.findData("keyword"))
+    with qtbot.waitSignal(w.results_model.modelReset, timeout=20000):
+        bar.edit.setText("wizard")
+    assert {r.memory.title for r in w.results_model._rows} == {"Debt", "Home"}
+    with qtbot.waitSignal(w.results_model.modelReset, timeout=20000):
+        bar.label.setCurrentIndex(bar.label.findData("favor_owed"))
+    assert [r.memory.title for r in w.results_model._rows] == ["Debt"]

@@ -19,6 +19,7 @@ class SearchQuery:
     category: str | None = None
     session_id: str | None = None
     min_salience: float = 0.0
+    label: str | None = None  # a classification label (the vault's set)
 
 
 class SearchBar(QWidget):
@@ -35,10 +36,12 @@ class SearchBar(QWidget):
         self.mode.setToolTip("Hybrid fuses keyword and semantic ranks; keyword needs no embedder")
         self.category = QComboBox(minimumContentsLength=10)
         self.session = QComboBox(minimumContentsLength=10)
+        self.label = QComboBox(minimumContentsLength=8)
         self.min_salience = QDoubleSpinBox(minimum=0.0, maximum=1.0, singleStep=0.05, decimals=2)
         self.min_salience.setToolTip("Only memories at least this salient")
         for widget, name in ((self.edit, "Search memories"), (self.mode, "Search mode"),
                              (self.category, "Category filter"), (self.session, "Session filter"),
+                             (self.label, "Label filter"),
                              (self.min_salience, "Minimum salience")):
             widget.setAccessibleName(name)
         self.set_choices([], [])
@@ -46,7 +49,8 @@ class SearchBar(QWidget):
         top.addWidget(self.edit, 1)
         top.addWidget(self.mode)
         filters = QHBoxLayout()
-        for label, w in (("Category", self.category), ("Session", self.session), ("Min salience", self.min_salience)):
+        for label, w in (("Category", self.category), ("Session", self.session), ("Label", self.label),
+                         ("Min salience", self.min_salience)):
             filters.addWidget(QLabel(label))
             filters.addWidget(w, 1 if w is not self.min_salience else 0)
         lay = QVBoxLayout(self)
@@ -57,13 +61,13 @@ class SearchBar(QWidget):
         self._timer.timeout.connect(self._emit)
         self.edit.textChanged.connect(self._timer.start)
         self.edit.returnPressed.connect(self._emit)
-        for combo in (self.mode, self.category, self.session):
+        for combo in (self.mode, self.category, self.session, self.label):
             combo.currentIndexChanged.connect(self._refilter)
         self.min_salience.valueChanged.connect(self._refilter)
 
-    def set_choices(self, categories: list[str], sessions: list[str]) -> None:
+    def set_choices(self, categories: list[str], sessions: list[str], labels: list[str] | tuple = ()) -> None:
         """Fill the filter boxes, keeping the current choice when it still exists."""
-        for combo, values in ((self.category, categories), (self.session, sessions)):
+        for combo, values in ((self.category, categories), (self.session, sessions), (self.label, labels)):
             current = combo.currentData()
             combo.blockSignals(True)
             combo.clear()
@@ -76,7 +80,7 @@ class SearchBar(QWidget):
 
     def query(self) -> SearchQuery:
         return SearchQuery(self.edit.text().strip(), self.mode.currentData(), self.category.currentData(),
-                           self.session.currentData(), self.min_salience.value())
+                           self.session.currentData(), self.min_salience.value(), self.label.currentData())
 
     def _refilter(self) -> None:
         if self.edit.text().strip():

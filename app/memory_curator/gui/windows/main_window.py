@@ -263,7 +263,7 @@ class MainWindow(QMainWindow):
                 self.browse.setCurrentIndex(index)
         finally:
             self.switching = False
-        self.search_bar.set_choices(sorted(counts.categories), sorted(counts.sessions))
+        self.search_bar.set_choices(sorted(counts.categories), sorted(counts.sessions), sorted(counts.labels))
         self.editor.set_categories(sorted(counts.categories))
 
     def refresh_status(self) -> None:

@@ -38,7 +38,8 @@ class SearchFlow(QObject):
             return
         req = w.engine.run(
             lambda svc: svc.search(q.text, limit=SEARCH_LIMIT, mode=q.mode, category=q.category,
-                                   session_id=q.session_id, min_salience=q.min_salience, record_access=False),
+                                   session_id=q.session_id, min_salience=q.min_salience, label=q.label,
+                                   record_access=False),
             key="search", read=True,
         )
         req.done.connect(lambda found: self._on_results(q, found, found.warnings))
