@@ -4,6 +4,7 @@ engine's ValidationError: a code per field and a message that says what to chang
 
 from __future__ import annotations
 
+import re
 from typing import Any, TypeVar
 
 from pydantic import BaseModel
@@ -85,11 +86,17 @@ def details_of(exc: PydanticError, model: type[BaseModel], prefix: tuple[Any, ..
     return list(unique.values())
 
 
+def _shown(field: str) -> str:
+    """A field name as the message shows it: quoted when a client sent a name of spaces or symbols, so the
+    message still starts with its code followed by a word ("VALIDATION_ERROR: ' ' is not a field here")."""
+    return field if re.fullmatch(r"[\w.]+", field) else repr(field)
+
+
 def invalid(exc: PydanticError, model: type[BaseModel], prefix: tuple[Any, ...] = ()) -> ValidationError:
     """The engine's ValidationError for a request that does not fit ``model``: ``code`` is the first field's
     finer code, ``details`` lists every field's."""
     details = details_of(exc, model, prefix)
-    message = "; ".join(f"{d['field']} {d['message']}" for d in details[:5])
+    message = "; ".join(f"{_shown(d['field'])} {d['message']}" for d in details[:5])
     if len(details) > 5:
         message += f"; and {len(details) - 5} more"
     first = details[0] if details else {"field": None, "code": "VALIDATION_ERROR"}
