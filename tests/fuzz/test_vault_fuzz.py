@@ -431,7 +431,9 @@ def check_vault(worker: Worker, files: list[Entry], special: list[tuple[str, byt
 vaults = st.tuples(st.lists(entries(), min_size=1, max_size=5), specials)
 
 
-@settings(max_examples=4, deadline=None, suppress_health_check=list(HealthCheck))
+# The default run's four vaults are the same every time (derandomize): a red CI must be a change's doing, not
+# the draw's. The long run (-m slow) draws new vaults; what it finds becomes a regression test.
+@settings(max_examples=4, deadline=None, suppress_health_check=list(HealthCheck), derandomize=True, database=None)
 @given(vault=vaults)
 def test_hostile_vaults_quick(worker, vault):
     check_vault(worker, *vault)
