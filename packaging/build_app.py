@@ -1,7 +1,7 @@
 """Build the one-folder app with PyInstaller and pack it for this platform (`make package` runs this).
 
     .venv/bin/python packaging/build_app.py            # dist/memory-curator/ and, on Linux, the .tar.gz
-    MEMORY_CURATOR_BUNDLE_MODEL=1 ... build_app.py # with the offline model: 1.4 GiB instead of 447 MiB
+    MEMORY_CURATOR_BUNDLE_MODEL=0 ... build_app.py # without the offline model (ONNX Runtime + int8 MiniLM)
     .venv/bin/python packaging/build_app.py --no-build # only re-pack an existing dist/memory-curator/
 
 On Linux the archive adds the desktop integration (launcher, icons, AppStream metadata) and install.sh.

