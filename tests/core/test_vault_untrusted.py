@@ -440,3 +440,32 @@ def test_a_tag_yaml_cannot_build_is_a_problem_of_that_note_on_import(svc, tmp_pa
     (source / "good.md").write_text("---\ntags: [a]\n---\n# Good\n\ngood note")
     svc.sources.import_items(source, format="obsidian")
     assert [m.title for m in svc.list_memories()] == ["good"]  # Obsidian: the title is the file name
+
+
+# The fuzz vault whose import hung past 30 s (#18): "----" is no frontmatter fence, so a 97 KB run of "[" after
+# "<<: " was the note's body, and the wiki-link pattern scanned from every "[" to the end (quadratic: minutes).
+BRACKETS = {"bomb.md": b"\xef\xbb\xbf----\n<<: " + b"[" * 97_000 + b"\n----\nbody\n",
+            "decisions/CLAUDE.md": b"\xef\xbb\xbf----\n<<: " + b"[[a#" * 25_000 + b"\n----\n",
+            "-rf.md": b"\xff\xfe", "links.md": b"---\ntitle: t\n---\n" + b"](" * 60_000 + b"[[a|" * 30_000}
+
+
+@posix_only
+def test_runs_of_link_brackets_are_read_in_one_pass(tmp_path):
+    """Open, import as files and as an Obsidian vault: each is one pass over the brackets, so it ends well inside
+    the timeout (before the fix the import alone took minutes; the timeout is generous for a loaded machine)."""
+    source, vault = tmp_path / "source", tmp_path / "vault"
+    _vault_with(source, BRACKETS)
+    with open(os.path.join(os.fsencode(source), b"\xff\xfe.md"), "wb") as fh:
+        fh.write(("---\n" + "\n".join(" " * i + f"k{i}:" for i in range(200)) + "\n---\nx\n").encode())
+    _vault_with(vault, {"context/links.md": BRACKETS["links.md"], "context/fine.md": "a fine memory"})
+    code = ("import sys\nfrom memory_curator.core.service import MemoryService\n"
+            "svc = MemoryService.open(sys.argv[1], embedder='none')\n"
+            "report = svc.import_paths([sys.argv[2]])\n"
+            "preview = svc.sources.preview(sys.argv[2], format='obsidian')\n"
+            "svc.sources.import_items(sys.argv[2], format='obsidian')\n"
+            "print(len(report.memory_ids), len(svc.list_memories(limit=1000)))\n")
+    done = subprocess.run([sys.executable, "-c", code, str(vault), str(source)], capture_output=True, text=True,
+                          timeout=120, env={**os.environ, "OLLAMA_HOST": "http://127.0.0.1:9"})
+    assert done.returncode == 0, done.stderr[-2000:]
+    imported, listed = map(int, done.stdout.split())
+    assert imported >= 2 and listed > imported

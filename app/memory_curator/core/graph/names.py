@@ -30,7 +30,8 @@ from memory_curator.core.text import japanese
 from memory_curator.core.text.tokens import has_cjk
 
 _CODE = re.compile(r"```.*?```|`[^`\n]*`", re.S)
-_LINK = re.compile(r"https?://\S+|\[\[[^\]]*\]\]|\]\([^)]*\)")
+# A link's inside stops at the next bracket or line: "[[" or "](" repeated without a close was quadratic.
+_LINK = re.compile(r"https?://\S+|\[\[[^\[\]\n]*\]\]|\]\([^()\n]*\)")
 _HEADING = re.compile(r"^\s{0,3}#{1,6}\s.*$", re.M)
 _LATIN = "A-Za-z\u00c0-\u00d6\u00d8-\u00f6\u00f8-\u024f"
 _WORD = re.compile(f"[{_LATIN}][{_LATIN}0-9'’\\-]*")

@@ -43,7 +43,10 @@ from memory_curator.core.vault.slug import WINDOWS_DEVICES
 
 MAX_NOTE_BYTES = 10 * 1024 * 1024
 ROOT_CATEGORY = "notes"
-_WIKILINK = re.compile(r"!?\[\[([^\]|#^]+)(?:[#^][^\]|]*)?(?:\|[^\]]*)?\]\]")
+# No part of a link may hold "[" or a line break, and the parts are bounded: a run of "[" or "[[a#" without
+# "]]" then costs one short attempt a bracket, not a scan to the end of the body (a 97 KB run of "[" took
+# minutes, quadratic, and hung the import; issue 18).
+_WIKILINK = re.compile(r"!?\[\[([^\[\]|#^\n]{1,500})(?:[#^][^\[\]|\n]{0,500})?(?:\|[^\[\]\n]{0,500})?\]\]")
 _INLINE_TAG = re.compile(r"(?:(?<=\s)|^)#([^\W\d][\w/-]*)", re.UNICODE)
 _FENCE = re.compile(r"^\s*(```|~~~)")
 _NOT_CATEGORY = re.compile(r"[^a-z0-9_-]+")
