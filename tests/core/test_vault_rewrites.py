@@ -200,3 +200,28 @@ def test_the_newer_copy_wins_and_the_loser_comes_back_when_it_is_alone(svc, vaul
     current.unlink()
     svc.sync()
     assert svc.get(m.id).content == "first version" and svc.problems() == []
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=list(HealthCheck))
+@given(lines=_unknown_block())
+def test_unknown_keys_keep_their_text_in_a_markdown_export(tmp_path_factory, lines):
+    """The markdown export dumped the values YAML 1.1 read: NO became false, 012345 5349, 12:30 750."""
+    vault = tmp_path_factory.mktemp("vault")
+    text = "---\nid: hypo\ntitle: Hypo\n" + "\n".join(lines) + "\nsalience: 0.5\n---\n\nbody\n"
+    try:
+        item = decode_memory(text, default_category="context", default_id="x", fallback_title="x")
+    except ValueError:
+        return  # not valid YAML together (e.g. an anchor defined twice): nothing to keep
+    (vault / "projects").mkdir()
+    (vault / "projects" / "note.md").write_text(text)
+    svc = MemoryService.open(vault, embedder="none")
+    try:
+        svc.export_memories(dest=vault.parent / f"{vault.name}-export")
+    finally:
+        svc.close()
+    exported = (vault.parent / f"{vault.name}-export" / "projects" / "note.md").read_text()
+    block = exported.split("\n---\n")[0].split("\n")
+    for line in lines:
+        assert line in block or all(part in block for part in line.split("\n"))
+    back = decode_memory(exported, default_category="context", default_id="x", fallback_title="x")
+    assert back.extra == item.extra

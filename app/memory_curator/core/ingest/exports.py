@@ -142,11 +142,14 @@ def write_export(vault: Vault, rels: Iterable[str], fmt: str, dest: Path, catego
     for rel in rels:
         try:
             item = vault.read(rel)
+            previous = vault.read_text(rel) if fmt == "markdown" else None
         except VaultFileError as exc:
             report.problems.append({"path": rel, "reason": exc.reason})
             continue
         if fmt == "markdown":
-            atomic_write_text(dest / rel, encode_memory(item))
+            # Built on the file's own lines, as a rewrite is: a key the app does not know keeps its text ("NO",
+            # "012345", "12:30"), where a dump of the value YAML 1.1 read would write false, 5349, 750 (#18.9).
+            atomic_write_text(dest / rel, encode_memory(item, previous))
         else:
             records.append(item_record(item))
         report.count += 1
