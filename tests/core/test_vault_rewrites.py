@@ -10,10 +10,12 @@ import string
 from dataclasses import replace
 from pathlib import Path
 
+import pytest
 import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from memory_curator.core.errors import ValidationError
 from memory_curator.core.service import MemoryService
 from memory_curator.core.vault.codec import decode_memory, encode_memory
 
@@ -225,3 +227,20 @@ def test_unknown_keys_keep_their_text_in_a_markdown_export(tmp_path_factory, lin
         assert line in block or all(part in block for part in line.split("\n"))
     back = decode_memory(exported, default_category="context", default_id="x", fallback_title="x")
     assert back.extra == item.extra
+
+
+def test_a_note_of_only_frontmatter_takes_a_salience_and_keywords(svc, vault_dir):
+    """Found by the long vault fuzz run: the vault lists a note with an empty body, but set_salience and update
+    validated the body they do not change and refused with 'Content is empty'."""
+    path = vault_dir / "context" / "stub.md"
+    path.parent.mkdir(parents=True)
+    path.write_text("---\nid: stub\ntitle: Stub\nanswer: NO\n---\n")
+    svc.sync()
+    assert svc.set_salience("stub", 0.3).salience == 0.3
+    assert svc.update("stub", keywords=["kept"]).keywords == ("kept",)
+    svc.pin("stub")
+    text = path.read_text()
+    assert "answer: NO\n" in text and text.rstrip().endswith("---")
+    assert svc.get("stub").content == "" and svc.get("stub").pinned
+    with pytest.raises(ValidationError):
+        svc.update("stub", content="  ")  # what the caller gives is still checked
