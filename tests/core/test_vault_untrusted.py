@@ -469,3 +469,16 @@ def test_runs_of_link_brackets_are_read_in_one_pass(tmp_path):
     assert done.returncode == 0, done.stderr[-2000:]
     imported, listed = map(int, done.stdout.split())
     assert imported >= 2 and listed > imported
+
+
+@pytest.mark.parametrize("name, text", [
+    (" .md", "\ufeff---\r\n0x10: \"\\0\"\r\n# a comment\r\nnull: []\r\n---\r\n"),  # found by the long fuzz run
+    ("blank.md", "---\ntitle: '  '\n---\n"),
+])
+def test_a_memory_title_is_never_blank(svc, vault_dir, name, text):
+    _vault_with(vault_dir, {f"projects/alpha/{name}": text})
+    svc.sync()
+    titles = [m.title for m in svc.list_memories()]
+    assert titles and all(t.strip() for t in titles)
+    for title in titles:
+        svc.search(title, mode="keyword")

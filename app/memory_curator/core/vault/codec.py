@@ -110,7 +110,14 @@ def title_from(body: str, fallback: str) -> str:
     for line in body.splitlines():
         if line.strip():
             return line.strip()[:80]
-    return fallback
+    return fallback if fallback.strip() else "Untitled"
+
+
+def _title(value: Any, body: str, fallback: str) -> str:
+    """Never blank: a blank title (``title: ' '``, or a file named `` .md`` with no text) is no name to list or
+    search by (the long vault fuzz run searched by one: 'The search query is empty', #18)."""
+    text = "" if value is None else str(value)
+    return text if text.strip() else title_from(body, fallback)
 
 
 def decode_memory(
@@ -132,7 +139,7 @@ def decode_memory(
         item = MemoryItem(
             id=mid,
             content=body,
-            title=str(meta.pop("title", None) or title_from(body, fallback_title)),
+            title=_title(meta.pop("title", None), body, fallback_title),
             category=_category(category) if category not in (None, "") else default_category,
             created_at=created,
             updated_at=updated,
