@@ -4,12 +4,29 @@ new memory before it is written, a person's corrections, and counts for the brow
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 
-from memory_curator.core.errors import ValidationError
+from memory_curator.core.errors import Cancelled, MemoryNotFoundError, ValidationError
 from memory_curator.core.graph import classify
 from memory_curator.core.memories import Memories
 from memory_curator.core.model import MemoryItem
+from memory_curator.core.progress import CancelToken, ProgressFn, Tracker
 from memory_curator.core.vault.settings import VaultSettings
+
+# Memories labelled under one hold of the vault's write lock: a save from another face (the app, the CLI, an
+# LLM client's server) waits for at most one batch, never for a whole run over 100,000 memories.
+BATCH = 200
+
+
+@dataclass(frozen=True)
+class Relabelled:
+    """What a run of ``Labelling.classify`` did: ``changed`` files rewritten of the ``done`` memories labelled
+    again, out of ``total``; ``cancelled`` when it stopped early (what it labelled stays labelled)."""
+
+    changed: int
+    done: int
+    total: int
+    cancelled: bool = False
 
 
 def label_set_of(settings: VaultSettings) -> dict[str, list[str]]:
@@ -66,18 +83,36 @@ class Labelling:
             raise ValidationError(str(exc), field="labels") from None
         return self.memories.rewrite(current, new)
 
-    def classify(self, memory_ids: Sequence[str] | None = None) -> int:
+    def classify(self, memory_ids: Sequence[str] | None = None, *, progress: ProgressFn | None = None,
+                 cancel: CancelToken | None = None, batch: int = BATCH) -> Relabelled:
         """Label memories again with the current label set (all, or ``memory_ids``); labels a person set are
-        kept. Returns how many files changed."""
-        with self.memories.writing():
-            return self._classify(memory_ids)
+        kept. The write lock is held for one batch at a time; ``progress(done, total, "")`` comes after each,
+        and ``cancel`` stops the run between batches."""
+        ids = list(dict.fromkeys(memory_ids)) if memory_ids is not None else self.memories.store.graph_rows.all_ids()
+        if memory_ids is not None:  # an id that is not a memory is refused before anything is written
+            unknown = next((mid for mid in ids if self.memories.store.file_info(mid) is None), None)
+            if unknown is not None:
+                raise MemoryNotFoundError(unknown)
+        clf = self.classifier()  # one label set for the whole run, even if it is edited meanwhile
+        tracker = Tracker(len(ids), progress, cancel)
+        changed = 0
+        try:
+            for start in range(0, len(ids), max(1, batch)):
+                tracker.check()
+                chunk = ids[start:start + max(1, batch)]
+                with self.memories.writing():
+                    changed += self._classify(clf, chunk)
+                tracker.step(len(chunk))  # outside the lock: a face waiting to save goes first
+        except Cancelled:
+            return Relabelled(changed, tracker.done, len(ids), cancelled=True)
+        return Relabelled(changed, len(ids), len(ids))
 
-    def _classify(self, memory_ids: Sequence[str] | None) -> int:
-        clf = self.classifier()
-        ids = list(memory_ids) if memory_ids is not None else self.memories.store.graph_rows.all_ids()
+    def _classify(self, clf: classify.Classifier, ids: Sequence[str]) -> int:
         changed = 0
         for mid in ids:
-            current = self.memories.require(mid)
+            current = self.memories.fresh(mid)  # as its file is now: another face may have changed it
+            if current is None:
+                continue  # deleted between batches
             new = clf.label(current)
             if new.extra != current.extra:
                 self.memories.rewrite(current, new)
