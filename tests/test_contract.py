@@ -24,6 +24,7 @@ from memory_curator.core.contract.errors import parse
 from memory_curator.core.contract.operations import OPERATIONS, Http, Operation
 from memory_curator.core.errors import ValidationError
 from memory_curator.core.graph.graph import EntityGraph
+from memory_curator.core.graph.labelling import Labelling
 from memory_curator.core.index.listing import ORDERS
 from memory_curator.core.lifecycle.fields import split
 from memory_curator.core.model import MEMORY_TYPES, SEARCH_MODES, SORT_KEYS
@@ -62,7 +63,7 @@ def python_gaps(op: Operation) -> list[str]:
     if op.python is None:
         return [f"{op.name}: no Python method"]
     owner, _, name = op.python.rpartition(".")
-    method = getattr({"": MemoryService, "graph": EntityGraph}[owner], name, None)
+    method = getattr({"": MemoryService, "graph": EntityGraph, "graph.labels": Labelling}[owner], name, None)
     if method is None:
         return [f"{op.name}: MemoryService has no {op.python}"]
     params = inspect.signature(method).parameters

@@ -112,3 +112,27 @@ def test_entity_corrections_are_the_vault_owners_through_the_cli(vault_dir, conf
     cli("link", ids[1], ids[2], "--remove")
     assert ids[2] not in {lk["target"] for lk in cli("links", ids[1])["links"] if lk["kind"] == "link"}
     assert (vault_dir / "entities.yaml").exists() or list(vault_dir.rglob("entities.yaml"))
+
+
+def test_labelling_again_is_the_vault_owners_through_the_cli(vault_dir, config, capsys):
+    with running_api(vault_dir, config) as api, api.client() as c:
+        ids = _fill(c)
+        with pytest.raises(CuratorError) as refused:  # it rewrites every user's files
+            api.worker.run(lambda svc: calls.run(svc, "classify", parse(operation("classify").input, {}),
+                                                 calls.Caller("http")))
+        assert refused.value.code == "FORBIDDEN"
+        api.worker.run(lambda svc: svc.graph.labels.set_label_set({"debt": ["owes", "debt", "favour"]}))
+        api.worker.run(lambda svc: svc.graph.labels.set(ids[2], {"npc_relationship": 0.9}))
+
+    def cli(*args: str, code: int = 0) -> dict:
+        capsys.readouterr()
+        assert main(["--vault", str(vault_dir), "--embedder", "none", *args, "--json"]) == code, args
+        return json.loads(capsys.readouterr().out)
+
+    assert cli("classify", ids[0]) == {"status": "success", "changed": 1, "done": 1, "total": 1, "cancelled": False}
+    assert cli("classify", ids[0], "no-such-memory", code=1)["error"]["code"] == "NOT_FOUND"
+    run = cli("classify")
+    assert (run["done"], run["total"], run["cancelled"]) == (4, 4, False) and run["changed"] >= 1
+    labels = {mid: cli("get", mid)["extra"].get("labels", {}) for mid in ids}
+    assert "debt" in labels[ids[0]] and labels[ids[2]] == {"npc_relationship": 0.9}  # the person's are kept
+    assert cli("classify")["changed"] == 0

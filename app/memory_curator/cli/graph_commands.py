@@ -7,12 +7,13 @@ import argparse
 from typing import Any
 
 from memory_curator.cli import output
-from memory_curator.cli.registry import command, open_service
+from memory_curator.cli.registry import command, ctrl_c_cancels, open_service
 from memory_curator.core.contract.errors import parse
 from memory_curator.core.contract.operations import operation
-from memory_curator.serving import calls
+from memory_curator.serving import calls, graph_calls
 
 OWNER = calls.Caller("cli", vault_owner=True)
+EXIT_CANCELLED = 130
 
 
 def _run(args: argparse.Namespace, vault, config, name: str, values: dict[str, Any]) -> dict[str, Any]:
@@ -131,3 +132,20 @@ def _link_args(p: argparse.ArgumentParser) -> None:
 def cmd_link(args, vault, config):
     data = _run(args, vault, config, "link", {"memory_id": args.id, "target": args.target, "linked": not args.remove})
     _emit(args, data, [f"{'unlinked' if args.remove else 'linked'} {args.id} and {args.target}"])
+
+
+def _classify_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("ids", nargs="*", help="only these memories (default: every memory)")
+
+
+@command("classify", "label memories again with the vault's label set (labels a person set are kept; Ctrl-C "
+         "stops after the batch in progress, keeping what was labelled)", _classify_args)
+def cmd_classify(args, vault, config):
+    inp = parse(operation("classify").input, {"memory_ids": args.ids} if args.ids else {})
+    with ctrl_c_cancels() as token, open_service(args, vault, config) as svc:
+        bar = output.ProgressPrinter("labelling")
+        data = graph_calls.classify(svc, inp, OWNER, progress=bar, cancel=token)
+        bar.finish()
+    stopped = f"cancelled after {data['done']} of {data['total']}; " if data["cancelled"] else ""
+    _emit(args, data, [f"{stopped}{data['changed']} of {data['done']} memories got new labels"])
+    return EXIT_CANCELLED if data["cancelled"] else 0

@@ -9,12 +9,10 @@ to import (a file imported before and unchanged since is skipped),
 from __future__ import annotations
 
 import argparse
-import signal
 
 from memory_curator.cli import output
-from memory_curator.cli.registry import command, open_service
+from memory_curator.cli.registry import command, ctrl_c_cancels, open_service
 from memory_curator.core.ingest.exports import FORMATS
-from memory_curator.core.progress import CancelToken
 
 EXIT_NOTHING, EXIT_FAILED, EXIT_CANCELLED = 1, 2, 130
 
@@ -31,16 +29,11 @@ def _import_args(p: argparse.ArgumentParser) -> None:
 
 @command("import", "import files and folders (markdown, text, PDF, JSON/JSONL exports)", _import_args)
 def cmd_import(args, vault, config):
-    token = CancelToken()
-    previous = signal.signal(signal.SIGINT, lambda *_: token.cancel())  # Ctrl-C: finish this file, then stop
-    try:
-        with open_service(args, vault, config) as svc:
-            bar = output.ProgressPrinter("importing")
-            report = svc.import_paths(args.paths, category=args.category, progress=bar, cancel=token,
-                                      replace_edited=args.replace_edited)
-            bar.finish()
-    finally:
-        signal.signal(signal.SIGINT, previous)
+    with ctrl_c_cancels() as token, open_service(args, vault, config) as svc:  # Ctrl-C: finish this file, then stop
+        bar = output.ProgressPrinter("importing")
+        report = svc.import_paths(args.paths, category=args.category, progress=bar, cancel=token,
+                                  replace_edited=args.replace_edited)
+        bar.finish()
     if args.json:
         output.emit_json(report.as_dict())
     else:

@@ -7,12 +7,15 @@ same way and are imported by ``main.py``.
 from __future__ import annotations
 
 import argparse
-from collections.abc import Callable
+import signal
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
 
 from memory_curator.core.config import MemoryConfig
 from memory_curator.core.embed.resolve import CHOICES as EMBEDDER_CHOICES
+from memory_curator.core.progress import CancelToken
 from memory_curator.core.service import MemoryService
 
 Command = Callable[[argparse.Namespace, Path, MemoryConfig], int | None]
@@ -53,6 +56,18 @@ def open_service(args: argparse.Namespace, vault: Path, config: MemoryConfig) ->
     return MemoryService.open(vault, embedder=args.embedder, config=config)
 
 
+@contextmanager
+def ctrl_c_cancels() -> Iterator[CancelToken]:
+    """Ctrl-C cancels the long operation given the token: it stops at its next step (a file, an item, a batch)
+    and keeps what it did, where an interrupt would cut it short anywhere."""
+    token = CancelToken()
+    previous = signal.signal(signal.SIGINT, lambda *_: token.cancel())
+    try:
+        yield token
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
 # The CLI's names for contract fields (core/contract/operations.py), per command, where the flag is not
 # ``--field-name``: short, older or positional names. tests/test_contract.py checks every operation's field has
 # its flag here or under its own name, so a field added to the contract fails the test until the CLI takes it.
@@ -78,4 +93,5 @@ CONTRACT_FLAGS: dict[str, dict[str, str]] = {
     "entity-rename": {"name": "name", "new_name": "new_name"},
     "entity-hide": {"name": "name", "hidden": "--undo"},
     "link": {"memory_id": "id", "target": "target", "linked": "--remove"},
+    "classify": {"memory_ids": "ids"},
 }

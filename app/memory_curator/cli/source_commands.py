@@ -8,16 +8,14 @@ something, 1 nothing new, 2 an item failed, 130 interrupted (what was imported i
 from __future__ import annotations
 
 import argparse
-import signal
 
 from memory_curator.cli import output
-from memory_curator.cli.registry import command, open_service
+from memory_curator.cli.registry import command, ctrl_c_cancels, open_service
 from memory_curator.core.errors import ValidationError
 from memory_curator.core.ingest.claude_code_export import LAYOUTS
 from memory_curator.core.ingest.external import MODES
 from memory_curator.core.ingest.report import FAILED
 from memory_curator.core.ingest.sources import FORMATS
-from memory_curator.core.progress import CancelToken
 
 EXIT_NOTHING, EXIT_FAILED, EXIT_CANCELLED = 1, 2, 130
 
@@ -50,9 +48,7 @@ def cmd_import_from(args, vault, config):
             return 0
         if args.items and len(read) > 1:
             raise ValidationError("--item names items of one source: give one SOURCE with it.", field="item")
-        token = CancelToken()
-        previous = signal.signal(signal.SIGINT, lambda *_: token.cancel())  # finish this item, then stop
-        try:
+        with ctrl_c_cancels() as token:  # finish this item, then stop
             reports = []
             for src in read:
                 bar = output.ProgressPrinter(f"importing {src.format}")
@@ -61,8 +57,6 @@ def cmd_import_from(args, vault, config):
                 bar.finish()
                 if reports[-1].cancelled:
                     break
-        finally:
-            signal.signal(signal.SIGINT, previous)
     if args.json:
         dicts = [r.as_dict() for r in reports]
         output.emit_json(dicts if len(dicts) > 1 else dicts[0])

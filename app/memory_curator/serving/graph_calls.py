@@ -12,6 +12,7 @@ from memory_curator.core.contract.results import memory_dict, owner_of
 from memory_curator.core.errors import CuratorError
 from memory_curator.core.graph.graph import Entity
 from memory_curator.core.index.filters import Filters
+from memory_curator.core.progress import CancelToken, ProgressFn
 from memory_curator.core.service import MemoryService
 from memory_curator.serving.calls import Caller, Forbidden, owned
 
@@ -79,9 +80,9 @@ def graph_query(svc: MemoryService, inp: g.GraphQuery, caller: Caller) -> dict[s
                         for m, score, why in answer.hits]}
 
 
-def _owner_only(caller: Caller) -> None:
+def _owner_only(caller: Caller, what: str = "Entity corrections") -> None:
     if not caller.vault_owner:  # entities.yaml is the whole vault's: one user's edit would change everyone's
-        raise Forbidden("Entity corrections are the vault owner's: use the app or the CLI.")
+        raise Forbidden(f"{what} are the vault owner's: use the app or the CLI.")
 
 
 def _corrected(svc: MemoryService, name: str | None) -> dict[str, Any]:
@@ -113,5 +114,13 @@ def link(svc: MemoryService, inp: g.Link, caller: Caller) -> dict[str, Any]:
     return {"status": "success", "entity": None}
 
 
+def classify(svc: MemoryService, inp: g.Classify, caller: Caller, *, progress: ProgressFn | None = None,
+             cancel: CancelToken | None = None) -> dict[str, Any]:
+    _owner_only(caller, "Runs of the classifier over the vault")
+    run = svc.graph.labels.classify(inp.memory_ids, progress=progress, cancel=cancel)
+    return {"status": "cancelled" if run.cancelled else "success", **asdict(run)}
+
+
 CALLS = {"entities": entities, "entity": entity, "links": links, "graph_query": graph_query,
-         "entity_merge": entity_merge, "entity_rename": entity_rename, "entity_hide": entity_hide, "link": link}
+         "entity_merge": entity_merge, "entity_rename": entity_rename, "entity_hide": entity_hide, "link": link,
+         "classify": classify}

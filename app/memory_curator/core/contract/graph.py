@@ -110,3 +110,17 @@ class Link(Input):
 class Corrected(Result):
     status: str
     entity: EntityOut | None = None
+
+
+# Labels (seed 002's Classify): a run rewrites the files of the whole vault, so it is the owner's too.
+class Classify(Input):
+    memory_ids: Annotated[list[MemoryId] | None, Field(min_length=1, max_length=100_000, description="Only these "
+                                                       "memories (default: every memory).")] = None
+
+
+class Classified(Result):
+    status: str
+    changed: int  # files rewritten with new labels
+    done: int  # memories labelled again
+    total: int
+    cancelled: bool

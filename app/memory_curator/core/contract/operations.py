@@ -111,6 +111,9 @@ OPERATIONS: tuple[Operation, ...] = (
     Operation("link", "Link two memories by hand, or keep a link the graph found from showing.", g.Link,
               g.Corrected, BASE_ERRORS + ("NOT_FOUND",), python="graph.link",
               renames={"memory_id": "a", "target": "b"}, cli="link"),
+    Operation("classify", "Label memories again with the vault's label set (all, or memory_ids); labels a person "
+              "set are kept. Answers how many files changed.", g.Classify, g.Classified,
+              BASE_ERRORS + ("NOT_FOUND",), python="graph.labels.classify", cli="classify"),
     # The seeds' own HTTP shapes (core/contract/seeds.py): seed 002's store and search, seed 004's direct store.
     Operation("seed_store", "Seed 002: store a memory (text, scope, session_id, actor_id); it is classified "
               "before it is written; answers its memory_id and labels.", s.SeedStore, s.SeedStored,
