@@ -15,6 +15,7 @@ from memory_curator.core.ingest.notes import ROOT_CATEGORY, folder_category
 from memory_curator.core.service import MemoryService
 from memory_curator.core.vault.slug import WINDOWS_DEVICES, validate_category
 from memory_curator.core.vault.staging import StagedFiles
+from memory_curator.core.vault.store import MAX_FILE_BYTES
 
 posix_only = pytest.mark.skipif(sys.platform == "win32", reason="links and devices as on POSIX")
 
@@ -482,3 +483,38 @@ def test_a_memory_title_is_never_blank(svc, vault_dir, name, text):
     assert titles and all(t.strip() for t in titles)
     for title in titles:
         svc.search(title, mode="keyword")
+
+
+@pytest.mark.parametrize("change", ["pin", "salience", "update"])
+def test_a_rewrite_never_grows_a_file_past_what_the_vault_reads(vault_dir, config, change):
+    """A file of exactly the 10 MiB limit is listed; a pin adding one line used to write 10 MiB + 13 bytes,
+    which the next open skips: the memory vanished (found by the vault fuzz). The rewrite is refused instead,
+    the file is left as it was, and the memory is still there after reopening."""
+    head = "---\nid: big\ntitle: Big\n---\n"
+    text = head + "x" * (MAX_FILE_BYTES - len(head))
+    _vault_with(vault_dir, {"context/big.md": text})
+    svc = MemoryService.open(vault_dir, embedder="none", config=config)
+    assert svc.get("big").title == "Big"
+    with pytest.raises(ValidationError, match="10 MiB") as refused:
+        if change == "pin":
+            svc.pin("big")
+        elif change == "salience":
+            svc.set_salience("big", 0.9)
+        else:
+            svc.update("big", title="A longer title than before")
+    assert refused.value.code == "TOO_LONG"
+    assert (vault_dir / "context/big.md").read_text() == text
+    svc.close()
+    again = MemoryService.open(vault_dir, embedder="none", config=config)
+    assert again.get("big").title == "Big" and not again.problems()
+
+
+def test_new_files_are_refused_before_one_the_vault_cannot_read(svc, vault_dir):
+    """The engine's own limits keep a saved memory far below the file limit; an importer or a later limit that
+    let one through would still get a refusal before anything is written, not a memory lost at the next open."""
+    small, huge = (svc.vault.decode("context/x.md", text) for text in ("small", "y" * MAX_FILE_BYTES))
+    for batch in ([huge], [small, huge]):
+        with pytest.raises(ValidationError) as refused:
+            svc.vault.write_new(batch)
+        assert refused.value.code == "TOO_LONG"
+    assert not list(vault_dir.rglob("*.md"))
