@@ -82,8 +82,9 @@ def _scanned_depth(block: str) -> int:
             deepest = max(deepest, flow + block_level + 1)
             if deepest > MAX_DEPTH:
                 return deepest
-    except yaml.YAMLError:
-        return 0
+    except yaml.YAMLError as exc:
+        # PyYAML 6.0.4's scanner stops at its own depth limit (1,000 levels): deeper than ours, whatever it counted.
+        return MAX_DEPTH + 1 if "nesting depth" in str(exc) else 0
     return deepest
 
 
