@@ -43,12 +43,12 @@ def test_progress_comes_after_each_batch_with_the_lock_free_for_other_faces(svc,
         def progress(done, total, _message=""):
             seen.append((done, total))
             free.append(lock_is_free(svc.vault.state_dir))
-            if len(seen) == 1:  # another face saves while the run is between batches
+            if len(seen) == 2:  # another face saves while the run is between batches
                 other.save("Saved by the command line meanwhile.", title="Meanwhile")
 
         result = svc.graph.labels.classify(progress=progress, batch=2)
-    assert seen == [(2, 5), (4, 5), (5, 5)]
-    assert free == [True, True, True]
+    assert seen == [(0, 5), (2, 5), (4, 5), (5, 5)]  # the total at once, then after each batch
+    assert free == [True, True, True, True]
     assert (result.changed, result.done, result.total, result.cancelled) == (5, 5, 5, False)
     assert all("quest" in svc.get(mid).extra["labels"] for mid in ids)
     assert svc.count() == 6
@@ -57,7 +57,15 @@ def test_progress_comes_after_each_batch_with_the_lock_free_for_other_faces(svc,
 def test_cancel_stops_between_batches_and_keeps_what_was_labelled(svc):
     ids = tower_memories(svc, 5)
     token = CancelToken()
-    result = svc.graph.labels.classify(progress=lambda done, total, _m="": token.cancel(), cancel=token, batch=2)
+    token.cancel()
+    assert svc.graph.labels.classify(cancel=token).done == 0  # cancelled before it began: nothing labelled
+    token = CancelToken()
+
+    def cancel_after_the_first_batch(done, _total, _message=""):
+        if done:
+            token.cancel()
+
+    result = svc.graph.labels.classify(progress=cancel_after_the_first_batch, cancel=token, batch=2)
     assert (result.changed, result.done, result.total, result.cancelled) == (2, 2, 5, True)
     assert ["quest" in svc.get(mid).extra["labels"] for mid in ids] == [True, True, False, False, False]
     again = svc.graph.labels.classify(batch=2)  # a later run does the rest; the first two are unchanged

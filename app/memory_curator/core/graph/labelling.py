@@ -86,8 +86,8 @@ class Labelling:
     def classify(self, memory_ids: Sequence[str] | None = None, *, progress: ProgressFn | None = None,
                  cancel: CancelToken | None = None, batch: int = BATCH) -> Relabelled:
         """Label memories again with the current label set (all, or ``memory_ids``); labels a person set are
-        kept. The write lock is held for one batch at a time; ``progress(done, total, "")`` comes after each,
-        and ``cancel`` stops the run between batches."""
+        kept. The write lock is held for one batch at a time; ``progress(done, total, "")`` comes before the
+        first and after each, and ``cancel`` stops the run between batches."""
         ids = list(dict.fromkeys(memory_ids)) if memory_ids is not None else self.memories.store.graph_rows.all_ids()
         if memory_ids is not None:  # an id that is not a memory is refused before anything is written
             unknown = next((mid for mid in ids if self.memories.store.file_info(mid) is None), None)
@@ -95,14 +95,17 @@ class Labelling:
                 raise MemoryNotFoundError(unknown)
         clf = self.classifier()  # one label set for the whole run, even if it is edited meanwhile
         tracker = Tracker(len(ids), progress, cancel)
+        size = max(1, batch)
         changed = 0
         try:
-            for start in range(0, len(ids), max(1, batch)):
-                tracker.check()
-                chunk = ids[start:start + max(1, batch)]
+            tracker.check()
+            if progress is not None:
+                progress(0, len(ids), "")  # the total at once, before the first batch may wait for the lock
+            for start in range(0, len(ids), size):
+                chunk = ids[start:start + size]
                 with self.memories.writing():
                     changed += self._classify(clf, chunk)
-                tracker.step(len(chunk))  # outside the lock: a face waiting to save goes first
+                tracker.step(len(chunk))  # outside the lock, so a face waiting to save goes first; then cancel
         except Cancelled:
             return Relabelled(changed, tracker.done, len(ids), cancelled=True)
         return Relabelled(changed, len(ids), len(ids))
