@@ -51,7 +51,8 @@ class LabelSetTab(QWidget):
         buttons.addStretch(1)
         lay = QVBoxLayout(self)
         hint = QLabel("New memories get the labels whose example words they hold, with a confidence. Double-click "
-                      "a cell to rename a label or edit its examples. Labels you set on a memory are kept.")
+                      "a cell to rename a label or edit its examples. Labels you set on a memory are kept. Memory › "
+                      "Label every memory again… labels the memories stored before with this set.")
         hint.setWordWrap(True)
         lay.addWidget(hint)
         lay.addWidget(self.table, 1)

@@ -1,4 +1,4 @@
-"""The File and Memory menus: open a vault, recent vaults, import, settings, consolidation, trash."""
+"""The File and Memory menus: open a vault, recent vaults, import, settings, consolidation, labels, trash."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ from memory_curator.gui.windows.consolidate_dialog import ConsolidateDialog
 from memory_curator.gui.windows.export_action import ExportAction
 from memory_curator.gui.windows.import_dialog import ImportDialog
 from memory_curator.gui.windows.menus import add_action
+from memory_curator.gui.windows.relabel_action import RelabelAction
 from memory_curator.gui.windows.settings_dialog import SettingsDialog
 
 
@@ -24,6 +25,7 @@ class VaultActions:
         self.import_dialog: ImportDialog | None = None
         self.consolidate_dialog: ConsolidateDialog | None = None
         self.exporter = ExportAction(window)
+        self.relabel = RelabelAction(window)
 
     def populate_file_menu(self, menu: QMenu) -> None:
         self._add(menu, "&Open vault…", QKeySequence.StandardKey.Open, self.choose_vault)
@@ -44,6 +46,7 @@ class VaultActions:
         self._add(menu, "&Pin selected (never decays)", "Ctrl+D", lambda: self.set_pinned(True))
         self._add(menu, "U&npin selected", "Ctrl+Shift+D", lambda: self.set_pinned(False))
         self._add(menu, "Apply salience &decay now", None, self.apply_decay)
+        self.relabel_action = self._add(menu, "&Label every memory again…", None, self.relabel.start)
         menu.addSeparator()
         self._add(menu, "&Consolidate selected…", None, self.consolidate_selected)
         self._add(menu, "Suggest &groups to consolidate…", None, self.suggest_groups)
