@@ -60,7 +60,12 @@ def test_label_every_memory_again_with_progress_cancel_and_what_changed(harness,
     assert ["quest:" in file_text(vault_dir, mid) for mid in ids] == [True] * 10 + [False] * 20
     relabel.message.button(QMessageBox.StandardButton.Ok).click()
 
-    # Again, to the end: the progress dialog counts up to 30; the ten labelled before do not change.
+    # Again, to the end, with a memory open: the progress dialog counts up to 30; the ten labelled before do
+    # not change; the open memory's Graph pane shows its new labels.
+    w.graph_panes.open_memory(ids[15])
+    qtbot.waitUntil(lambda: w.editor.loaded_id() == ids[15], timeout=20000)
+    pane_labels = w.graph_panes.graph.labels
+    assert "quest" not in pane_labels.text()
     action.trigger()
     shown: list[tuple[int, int, str]] = []
     dialog = relabel.dialog
@@ -74,6 +79,7 @@ def test_label_every_memory_again_with_progress_cancel_and_what_changed(harness,
     assert all("quest:" in file_text(vault_dir, mid) for mid in ids[:-1])
     person = file_text(vault_dir, ids[-1])
     assert "npc_relationship: 0.9" in person and "labels_by: user" in person and "quest:" not in person
+    qtbot.waitUntil(lambda: "quest" in pane_labels.text(), timeout=20000)
     label_box = w.search_bar.label
     qtbot.waitUntil(lambda: label_box.findText("quest") >= 0, timeout=20000)  # the label choices refreshed
     relabel.message.button(QMessageBox.StandardButton.Ok).click()

@@ -74,14 +74,23 @@ class RelabelAction:
         text = summary(run)
         self.w.status.showMessage(text, 15000)
         self._tell(QMessageBox.Icon.Information, text)
-        self.w.after_change("create", None)  # the list, the Labels group's counts and the label choices
+        self._refresh()
+
+    def _refresh(self) -> None:
+        """The list, the Labels group's counts and the label choices; and the open memory read again, so the
+        Graph pane shows its new labels (the editor keeps unsaved text: see after_change)."""
+        self.w.after_change("create", None)
+        mid = self.w.editor.loaded_id()
+        if mid is not None and self.w.engine is not None:
+            req = self.w.engine.call("get", mid, record_access=False, read=True)
+            req.done.connect(lambda item: self.w.after_change("edit", item) if item is not None else None)
 
     def _failed(self, exc: object) -> None:
         self._close_dialog()
         self.request = None
         self._tell(QMessageBox.Icon.Warning, f"Labelling stopped: {exc} The memories labelled before keep their "
                    "new labels.")
-        self.w.after_change("create", None)
+        self._refresh()
 
     def _tell(self, icon: QMessageBox.Icon, text: str) -> None:
         self.message = QMessageBox(icon, TITLE, text, QMessageBox.StandardButton.Ok, self.w)
