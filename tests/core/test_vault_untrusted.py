@@ -251,6 +251,20 @@ def test_a_batch_killed_before_its_record_leaves_nothing(vault_dir, config):
     assert not folder.exists()
 
 
+def test_a_staged_file_that_cannot_reach_the_disk_fails_the_whole_batch(vault_dir, config):
+    """The staged files are synced together before the record: one that fails fails the batch, names its
+    memory, and leaves nothing (no record, no staging folder, no file in place)."""
+    with MemoryService.open(vault_dir, embedder="none", config=config) as svc:
+        staged = StagedFiles(svc.vault.state_dir, svc.vault.root, svc.vault.checked)
+        for i in range(12):
+            staged.add(f"context/2025-01-01_batch_{i}.md", f"---\nid: batch-{i}\n---\ntext {i}\n")
+        (staged.dir / "000007.md~").unlink()  # the kernel's own ENOENT where a sync fails
+        with pytest.raises(StorageError, match="batch_7"):
+            staged.commit()
+        assert not staged.dir.exists()
+        assert not (vault_dir / "context").exists() or not any((vault_dir / "context").iterdir())
+
+
 def test_a_batch_killed_after_its_record_is_finished_at_open(vault_dir, config):
     folder = _staged_batch(vault_dir, config, ["one", "two", "three"])
     (folder / "COMMIT").write_text('["context/2025-01-01_batch_0.md", "context/2025-01-01_batch_1.md", '
