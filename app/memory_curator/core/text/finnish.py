@@ -49,7 +49,7 @@ def _stemmer() -> Stemmer.Stemmer:
 def _stemmed(words: Iterable[str]) -> set[str]:
     """The distinct words, each of them in the cache with its Snowball stem."""
     distinct = set(words)
-    new = [w for w in distinct if w not in _cache]
+    new = list(distinct.difference(_cache))  # looked up in C: a rebuild asks for a few dozen words per file
     if new:
         if len(_cache) > _CACHE_MAX:
             _cache.clear()
@@ -59,7 +59,8 @@ def _stemmed(words: Iterable[str]) -> set[str]:
 
 def snowball_stems(words: Iterable[str]) -> dict[str, str]:
     """Each distinct word of ``words`` (lower-case letters, no CJK: the caller's part) with its Snowball stem."""
-    return {w: _cache[w] for w in _stemmed(words)}
+    distinct = _stemmed(words)
+    return dict(zip(distinct, map(_cache.__getitem__, distinct), strict=True))
 
 
 def index_stems(words: Iterable[str]) -> str:
@@ -67,7 +68,7 @@ def index_stems(words: Iterable[str]) -> str:
     themselves (those are in the text columns already), space-separated in a stable order (a rebuild's helper
     process must make the same row as this one)."""
     distinct = _stemmed(words)
-    return " ".join(sorted({_cache[w] for w in distinct} - distinct))
+    return " ".join(sorted(set(map(_cache.__getitem__, distinct)).difference(distinct)))
 
 
 def prefix_stem(word: str) -> str:

@@ -17,6 +17,7 @@ from __future__ import annotations
 import math
 import re
 import uuid
+from collections.abc import Callable
 from datetime import date, datetime, timezone
 from typing import Any
 
@@ -121,15 +122,18 @@ def _title(value: Any, body: str, fallback: str) -> str:
 
 
 def decode_memory(
-    text: str, *, default_category: str, default_id: str, fallback_title: str, file_time: datetime | None = None
+    text: str, *, default_category: str, default_id: str | Callable[[], str], fallback_title: str,
+    file_time: datetime | None = None,
 ) -> MemoryItem:
-    """Parse a vault file. Files without frontmatter are adopted with defaults (nothing is written)."""
+    """Parse a vault file. Files without frontmatter are adopted with defaults (nothing is written).
+    ``default_id`` may be a function: it is called only for a file without an id."""
     meta, body = split_frontmatter(text)
     meta = dict(meta or {})
     body = normalize_content(body)
     now = file_time or utcnow()
     try:
-        mid = str(meta.pop("id", None) or default_id)
+        mid = meta.pop("id", None) or (default_id() if callable(default_id) else default_id)
+        mid = str(mid)
         created = parse_datetime(meta.pop("created_at", None), "created_at") or now
         updated = parse_datetime(meta.pop("updated_at", None), "updated_at") or created
         provenance = meta.pop("provenance", None)

@@ -22,7 +22,17 @@ _BOOL = {"true": True, "True": True, "TRUE": True, "false": False, "False": Fals
          "on": True, "On": True, "ON": True, "off": False, "Off": False, "OFF": False}  # fmt: skip
 _NULL = {"null", "Null", "NULL", "~"}
 _INDICATORS = frozenset("-?:,[]{}#&*!|>'\"%@` ")
-_RESOLVERS = Resolver.yaml_implicit_resolvers
+# PyYAML's implicit resolvers by first character, each group as one pattern (tried in one call per scalar).
+_RESOLVERS = {
+    first: re.compile("|".join(f"(?:{rx.pattern})" for _, rx in pairs), re.X)
+    for first, pairs in Resolver.yaml_implicit_resolvers.items()
+}
+# (re.X leaves the others unchanged: they hold no white space and no '#')
+assert all(rx.flags & re.X or not re.search(r"[\s#]", rx.pattern)
+           for pairs in Resolver.yaml_implicit_resolvers.values() for _, rx in pairs)
+# Scalars repeat across a vault's files (sources, categories, keywords, salience): each is worked out once.
+_known: dict[str, Any] = {}
+_KNOWN_MAX = 50_000
 # What YAML refuses (non-printable) or reads as a line break: leave those files to the real parser.
 _ODD = re.compile("[^\x09\x0A\x0D\x20-\x7E\xA0-\u2027\u202A-\uD7FF\uE000-\uFEFE\uFF00-\uFFFD\U00010000-\U0010FFFF]")
 
@@ -32,6 +42,18 @@ class _Unsure(Exception):
 
 
 def _scalar(raw: str) -> Any:
+    try:
+        return _known[raw]
+    except KeyError:
+        pass
+    value = _read_scalar(raw)
+    if len(_known) >= _KNOWN_MAX:
+        _known.clear()
+    _known[raw] = value
+    return value
+
+
+def _read_scalar(raw: str) -> Any:
     text = raw.strip()
     if not text:
         return None
@@ -57,7 +79,8 @@ def _scalar(raw: str) -> Any:
     # something YAML would resolve to another type (PyYAML's own table of patterns decides).
     if first in _INDICATORS or ": " in text or " #" in text or text.endswith(":") or "\t" in text:
         raise _Unsure
-    if raw != raw.strip() or any(rx.match(text) for _, rx in _RESOLVERS.get(first, ())):
+    resolver = _RESOLVERS.get(first)
+    if raw != raw.strip() or (resolver is not None and resolver.match(text)):
         raise _Unsure
     return text
 

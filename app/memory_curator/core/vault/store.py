@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import errno
+import functools
 import os
+import re
 import stat as stat_mode
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
@@ -33,6 +35,9 @@ CONFLICT_REASON = ("is in a sync conflict: git left two versions in it (<<<<<<< 
                    "Conflicts (or `memory-curator conflicts`)")
 # Opening never follows a link (read through it) and never waits on a pipe.
 _OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
+# Relative posix paths without empty, '.' or '..' parts, a leading '/' or a backslash: Path would read them as the
+# same parts, so a string split gives what checked's Path walk gives.
+_PLAIN_REL = re.compile(r"(?!\.\.?(?:/|$))[^/\\\x00]+(?:/(?!\.\.?(?:/|$))[^/\\\x00]+)*\Z")
 _GITIGNORE = "# Derived state: rebuilt from the markdown files.\nindex.db\nindex.db-*\n.memory-curator/*.lock\n"
 
 
@@ -46,6 +51,7 @@ class FileStat:
 class Vault:
     def __init__(self, root: Path):
         self.root = Path(root).expanduser().resolve()
+        self._root_str = str(self.root)
         self.leftovers: list[str] = []  # temp files of writes killed midway, seen by the last scan
         # Files and folders whose names are not UTF-8 (bytes from another system): skipped, reported by name
         self.unnamed: dict[str, str] = {}
@@ -90,33 +96,38 @@ class Vault:
     def folder_category(self, rel: str) -> str:
         """The category of a file without a ``category`` key: its top folder's name when that is a category
         name ('Notes' is 'notes'); else 'context' (a rewrite writes the category key, which must read back)."""
-        if "/" not in rel:
-            return "context"
-        try:
-            return validate_category(rel.split("/")[0])
-        except ValidationError:  # 'ünïcödé', 'a b', 'con': the file stays there, its category is context
-            return "context"
+        return "context" if "/" not in rel else _folder_category(rel.split("/", 1)[0])
 
     def checked(self, rel: str) -> Path:
         """The path of ``rel`` when every folder on the way is a real folder of the vault: writing, moving or
         deleting under a link would change files outside it (``.trash/x -> /home/me``, ``context -> /etc``)."""
-        path = self.root / rel
-        if ".." in Path(rel).parts or Path(rel).is_absolute():
-            raise StorageError(f"Refusing to touch {rel}: it is outside the vault.")
-        folder = self.root
-        for part in Path(rel).parts[:-1]:
-            folder = folder / part
+        return Path(self._checked_str(rel))
+
+    def _checked_str(self, rel: str) -> str:
+        """``checked`` as text. A plain relative posix path (what a scan gives) is split as text, not as a Path:
+        building Paths was a tenth of a rebuild's reading."""
+        if os.sep == "/" and _PLAIN_REL.match(rel):
+            parts: Sequence[str] = rel.split("/")
+            path = f"{self._root_str}/{rel}"
+        else:
+            parts = Path(rel).parts
+            if ".." in parts or Path(rel).is_absolute():
+                raise StorageError(f"Refusing to touch {rel}: it is outside the vault.")
+            path = str(self.root / rel)
+        folder = self._root_str
+        for part in parts[:-1]:
+            folder = os.path.join(folder, part)
             try:
                 st = os.lstat(folder)
             except FileNotFoundError:
                 break  # created below, as a real folder
             except OSError as exc:
-                raise storage_error(folder, exc, "use") from exc
+                raise storage_error(Path(folder), exc, "use") from exc
             if stat_mode.S_ISLNK(st.st_mode):
-                raise StorageError(f"Refusing to write through {self.rel(folder)}: it is a link to another place. "
-                                   "Memory folders must be real folders inside the vault.")
+                raise StorageError(f"Refusing to write through {self.rel(Path(folder))}: it is a link to another "
+                                   "place. Memory folders must be real folders inside the vault.")
             if not stat_mode.S_ISDIR(st.st_mode):
-                raise StorageError(f"Could not use {self.rel(folder)}/: a file is where a folder should be. "
+                raise StorageError(f"Could not use {self.rel(Path(folder))}/: a file is where a folder should be. "
                                    "Move or rename that file.")
         return path
 
@@ -220,8 +231,8 @@ class Vault:
             return decode_memory(
                 text,
                 default_category=self.folder_category(rel),
-                default_id=adopted_id(rel),
-                fallback_title=Path(rel).stem,
+                default_id=lambda: adopted_id(rel),
+                fallback_title=_stem(rel),
                 file_time=mtime,
             )
         except FrontmatterError as exc:
@@ -230,7 +241,7 @@ class Vault:
     def _read_bytes(self, rel: str) -> tuple[bytes, os.stat_result]:
         """The file's bytes, if it is a regular file really in the vault, and no larger than the limit."""
         try:
-            path = self.checked(rel)
+            path = self._checked_str(rel)
         except StorageError as exc:
             raise VaultFileError(rel, f"is not read: {exc}") from None
         if not hasattr(os, "O_NOFOLLOW") and os.path.islink(path):
@@ -384,6 +395,21 @@ def _readable_size(text: str, item: MemoryItem) -> str:
             f"most {limit} MiB (a larger one is not read back). Shorten its text, or import it as a document.",
             field="content", code="TOO_LONG")
     return text
+
+
+@functools.lru_cache(maxsize=256)
+def _folder_category(folder: str) -> str:
+    try:
+        return validate_category(folder)
+    except ValidationError:  # 'ünïcödé', 'a b', 'con': the file stays there, its category is context
+        return "context"
+
+
+def _stem(rel: str) -> str:
+    """``Path(rel).stem`` of a relative posix path, without building a Path (a rebuild asks it of every file)."""
+    name = rel.rsplit("/", 1)[-1]
+    dot = name.rfind(".")
+    return name[:dot] if 0 < dot < len(name) - 1 else name
 
 
 def _utf8(name: str) -> bool:

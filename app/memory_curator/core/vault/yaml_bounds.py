@@ -45,8 +45,17 @@ class TooComplex(ValueError):
 
 
 def check_text(block: str, max_bytes: int = MAX_BYTES) -> None:
-    if len(block) > max_bytes or len(block.encode("utf-8", "surrogatepass")) > max_bytes:
+    check_size(block, max_bytes)
+    check_depth(block)
+
+
+def check_size(block: str, max_bytes: int = MAX_BYTES) -> None:
+    # A character is at most 4 bytes in UTF-8: most blocks need no encoding to be measured.
+    if len(block) > max_bytes or (len(block) * 4 > max_bytes and len(block.encode("utf-8", "surrogatepass")) > max_bytes):
         raise TooComplex(f"frontmatter is larger than {max_bytes // 1024} KB")
+
+
+def check_depth(block: str) -> None:
     if _cheap_depth_bound(block) <= MAX_DEPTH:
         return
     if _scanned_depth(block) > MAX_DEPTH:

@@ -88,12 +88,15 @@ class VaultYAMLHandler(YAMLHandler):
         if not fm.strip():
             return {}
         try:
-            yaml_bounds.check_text(fm, max_bytes)
+            yaml_bounds.check_size(fm, max_bytes)
+            # The plain subset is read without recursion and nests two levels at most (a key's list): only
+            # the YAML loader needs the depth checked first (a tenth of reading a file, were it checked here).
+            fast = plain_yaml.load(fm)
+            if fast is not None:
+                return fast
+            yaml_bounds.check_depth(fm)
         except yaml_bounds.TooComplex as exc:
             raise FrontmatterError(str(exc)) from None
-        fast = plain_yaml.load(fm)
-        if fast is not None:
-            return fast
         try:
             meta = super().load(fm, Loader=_Loader)
         except yaml.YAMLError as exc:

@@ -1,0 +1,106 @@
+"""A rebuild makes the index that keeping it in step file by file makes: the same memory rows, the same words
+in the full-text index (where and in which column), the same entity mentions and links, the same problems.
+
+A rebuild takes another road (rows made in helper processes, inserted into empty tables in bulk) for speed,
+so every shortcut it takes is held against the road of a sync that reads one changed file at a time."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from memory_curator.core import bulk_read
+from memory_curator.core.service import MemoryService
+
+FILES = {
+    "context/ja.md": "---\ntitle: 東京タワーの会議\nkeywords: [東京, 会議]\n---\n\n山田太郎さんと東京タワーで会議をしました。\n",
+    "context/fi.md": "---\ntitle: Tietokannan valinta\nactors:\n- Mikko Virtanen\n---\n\nPäätimme Helsingissä, että "
+                     "tietokantaan tallennetaan muisteja. Mikko Virtanen ja Tuuli Laine olivat paikalla.\n",
+    "context/plain.md": "# A note from Obsidian\n\nNo frontmatter. Links to [[Note 3]], [[Note 7|seven]], [[Gone#Head]].\n",
+    "context/comment.md": "---\n# a comment\nid: c1\ntitle: Commented  # not a comment\nkeywords:\n  - a\n  - b\n"
+                          "extra_key: NO\nwhen: 2020-01-01\nnested: {a: [1, 2, {b: c}]}\n---\nBody with `code Name` "
+                          "and ```\nFenced Code\n```\n",
+    "context/anchors.md": "---\nid: anc\nbase: &b {x: 1, y: [1, 2]}\nother: *b\n---\nAnchored.\n",
+    "context/crlf.md": "---\r\nid: crlf\r\ntitle: Windows File\r\nkeywords:\r\n- win\r\n---\r\n\r\nBy Bill Gates.\r\n",
+    "context/bom.md": "\ufeff---\nid: bom\ntitle: Bommed\n---\nA body about NASA and SQLite.\n",
+    "context/quoted.md": "---\nid: q\ntitle: \"dq title\"\nsource: 'single ''quoted'''\n"
+                         "keywords: ['a', \"b\", 012, 1.10, yes, ~, 12:30]\n---\nq\n",
+    "context/super.md": "---\nid: sup\nsupersedes: [note-1]\nsuperseded_by: note-2\nconsolidated_from: [a, b]\n"
+                        "provenance: {parts: [p1, p2], parent: par, source: x.pdf}\npinned: true\nscope: project\n"
+                        "expires_at: '2030-01-01T00:00:00Z'\nsummary: A short summary\nvalence: 0.5\n"
+                        "event_timestamp: 2025-01-01T10:00:00Z\nlabels: {work: 0.9}\n---\n"
+                        "Dr. Who met The Beatles in Old Trafford.\n",
+    "context/onlyfm.md": "---\nid: onlyfm\ntitle: ' '\n---\n",
+    "context/ .md": "",
+    "Ideas/caps.md": "---\ntitle: Caps folder\n---\nA file in a capitalised folder, by Ada Lovelace.\n",
+    "ünï/u.md": "---\ntitle: Unicode folder\n---\nÜber Åsa Ørsted.\n",
+    # Three files with one id: one wins (updated last, in its category's folder), two are reported.
+    "context/dup1.md": "---\nid: same-id\ntitle: First copy\nupdated_at: '2025-01-01T00:00:00Z'\n---\none\n",
+    "context/dup2.md": "---\nid: same-id\ntitle: Second copy\nupdated_at: '2025-02-01T00:00:00Z'\n---\ntwo\n",
+    "decisions/dup3.md": "---\nid: same-id\ntitle: Third\nupdated_at: '2025-02-01T00:00:00Z'\ncategory: decisions\n"
+                         "---\nthree\n",
+    "context/conflict.md": "---\nid: conf\ntitle: Conflicted\n---\n<<<<<<< HEAD\nours, Ada Lovelace\n=======\n"
+                           "theirs\n>>>>>>> other\n",
+    # Unreadable: reported, never indexed.
+    "context/broken.md": "---\nid: [oops\n---\nbody\n",
+    "context/unclosed.md": "---\nid: abc\nbody without end\n",
+    "context/deep.md": "---\nid: deep\nv: " + "[" * 100 + "]" * 100 + "\n---\ndeep\n",
+    "context/wrongtypes.md": "---\nid: wt\nsalience: high\n---\nx\n",
+    "context/dates.md": "---\nid: dates\ncreated_at: 2025-13-45\n---\nx\n",
+}
+PEOPLE = ["Ada Lovelace", "Mikko Virtanen", "Grace Hopper", "Tuuli Laine", "Alan Turing"]
+
+
+def _write_vault(root: Path) -> None:
+    for i in range(40):  # enough files for several hand-overs of the helpers (CHUNK is made small below)
+        a, b = PEOPLE[i % 5], PEOPLE[(i * 3 + 1) % 5]
+        link = f" See [[Note {i - 1}]]." if i else ""
+        FILES[f"context/2025-01-01_note-{i}.md"] = (
+            f"---\nid: note-{i}\ntitle: Note {i}\nkeywords:\n- meeting\n- k{i % 4}\nactors: [user_{i % 3}]\n---\n\n"
+            f"We met {a} and {b} in Helsinki. Muistiinpanot tietokannasta {i}.{link}\n")
+    for rel, text in FILES.items():
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(text.encode("utf-8"))
+    (root / "context" / "binary.md").write_bytes(b"\x00\x01 binary")
+    (root / "context" / "latin1.md").write_bytes("caf\xe9".encode("latin-1"))
+    if hasattr(os, "symlink"):
+        os.symlink(root / "context" / "bom.md", root / "context" / "link.md")
+
+
+def _contents(svc: MemoryService) -> dict[str, list]:
+    """What the index holds, by memory id (row numbers are the index's own business)."""
+    conn = svc.store.conn
+    conn.execute("CREATE VIRTUAL TABLE IF NOT EXISTS temp.fts_words USING fts5vocab(main, memories_fts, instance)")
+    columns = [r[1] for r in conn.execute("PRAGMA table_info(memories)") if r[1] != "pk"]
+    ids = dict(conn.execute("SELECT pk, id FROM memories"))
+    return {
+        "memories": sorted(conn.execute(f"SELECT {', '.join(columns)} FROM memories")),
+        "full text": sorted((ids[d], t, c, o) for t, d, c, o in conn.execute("SELECT * FROM temp.fts_words")),
+        "fts rows": [conn.execute("SELECT COUNT(*) FROM memories_fts_docsize").fetchone()[0]],
+        "mentions": sorted((ids[p], k, n, s) for p, k, n, s in conn.execute("SELECT * FROM graph_mentions")),
+        "edges": sorted((ids[p], t, k) for p, t, k in conn.execute("SELECT * FROM graph_edges")),
+        "problems": sorted(conn.execute("SELECT file_path, reason FROM vault_problems")),
+    }
+
+
+@pytest.mark.parametrize("helpers", [False, True], ids=["read here", "helper processes"])
+def test_a_rebuild_makes_the_index_a_sync_makes(vault_dir, config, monkeypatch, helpers):
+    MemoryService.open(vault_dir, embedder="none", config=config).close()  # an empty index: the sync goes file by file
+    _write_vault(vault_dir)
+    with MemoryService.open(vault_dir, embedder="none", config=config) as svc:
+        synced = _contents(svc)
+        monkeypatch.setattr(bulk_read, "CHUNK", 7)
+        monkeypatch.setattr(bulk_read, "HELPER_MIN_FILES", 10 if helpers else 10**9)
+        report = svc.rebuild_index(embed=False)
+        rebuilt = _contents(svc)
+    assert report.added == len(synced["memories"])
+    for part, rows in synced.items():
+        assert rebuilt[part] == rows, part
+    # The vault is varied enough for the comparison to mean something.
+    assert len(synced["memories"]) > 50 and len(synced["problems"]) >= 10
+    assert {m[3] for m in synced["mentions"]} == {"actor", "wikilink", "keyword", "name"}
+    assert any(w == "東京" for _, w, _, _ in synced["full text"])
+    assert any(k == "wikilink" for _, _, k in synced["edges"])
