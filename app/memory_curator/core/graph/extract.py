@@ -21,11 +21,11 @@ from typing import NamedTuple
 
 from memory_curator.core.graph.names import names
 from memory_curator.core.model import MemoryItem
+from memory_curator.core.text.wikilinks import find as find_wikilinks
 
 SOURCES = ("actor", "wikilink", "keyword", "name")
 EDGE_KINDS = ("wikilink", "supersedes", "superseded_by", "consolidated_from", "part", "parent", "link")
 MAX_NAME_CHARS = 20_000  # names are looked for in the opening of a long text (a book-length memory adds little)
-_WIKILINK = re.compile(r"\[\[([^\[\]|#\n]{1,200})(?:#[^\[\]|\n]*)?(?:\|([^\[\]\n]{0,200}))?\]\]")
 _SPACE = re.compile(r"\s+")
 
 
@@ -48,8 +48,7 @@ def fold(name: str) -> str:
 
 def wikilinks(text: str) -> list[tuple[str, str | None]]:
     """(target, label) of every ``[[target]]`` / ``[[target|label]]`` (Obsidian's syntax) in ``text``."""
-    return [(m.group(1).strip(), (m.group(2) or "").strip() or None) for m in _WIKILINK.finditer(text)
-            if m.group(1).strip()]
+    return find_wikilinks(text)
 
 
 def mentions(item: MemoryItem) -> list[Mention]:

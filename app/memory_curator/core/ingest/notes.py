@@ -37,16 +37,13 @@ from memory_curator.core.ingest.external import (
 )
 from memory_curator.core.ingest.reading import decode_text, read_bytes
 from memory_curator.core.ingest.report import ImportFileError
+from memory_curator.core.text import wikilinks
 from memory_curator.core.vault.codec import FORMAT_KEYS, FrontmatterError, split_frontmatter
 from memory_curator.core.vault.files import read_regular
 from memory_curator.core.vault.slug import WINDOWS_DEVICES
 
 MAX_NOTE_BYTES = 10 * 1024 * 1024
 ROOT_CATEGORY = "notes"
-# No part of a link may hold "[" or a line break, and the parts are bounded: a run of "[" or "[[a#" without
-# "]]" then costs one short attempt a bracket, not a scan to the end of the body (a 97 KB run of "[" took
-# minutes, quadratic, and hung the import; issue 18).
-_WIKILINK = re.compile(r"!?\[\[([^\[\]|#^\n]{1,500})(?:[#^][^\[\]|\n]{0,500})?(?:\|[^\[\]\n]{0,500})?\]\]")
 _INLINE_TAG = re.compile(r"(?:(?<=\s)|^)#([^\W\d][\w/-]*)", re.UNICODE)
 _FENCE = re.compile(r"^\s*(```|~~~)")
 _NOT_CATEGORY = re.compile(r"[^a-z0-9_-]+")
@@ -162,7 +159,7 @@ def tags(meta: dict, body: str) -> list[str]:
 
 
 def links(body: str) -> list[str]:
-    return list(dict.fromkeys(m.strip() for m in _WIKILINK.findall(body) if m.strip()))
+    return list(dict.fromkeys(target for target, _ in wikilinks.find(body)))
 
 
 def folder_category(rel: str) -> str:
