@@ -6,6 +6,7 @@ answers nothing for any URL, so a memory cannot make the app fetch from the netw
 
 from __future__ import annotations
 
+import html
 import re
 from urllib.parse import quote
 
@@ -13,8 +14,15 @@ import markdown
 from PySide6.QtCore import QUrl
 from PySide6.QtWidgets import QTextBrowser
 
-EXTENSIONS = ["extra", "sane_lists"]
-_WIKILINK = re.compile(r"\[\[([^\[\]|#\n]{1,200})(?:#[^\[\]|\n]*)?(?:\|([^\[\]\n]{0,200}))?\]\]")
+from memory_curator.core.text import wikilinks
+from memory_curator.gui.widgets.markdown_bounds import BoundedLinks, pieces
+
+EXTENSIONS = ["extra", "sane_lists"]  # and BoundedLinks, after them: it bounds what they registered
+# A memory saved through the engine holds at most 100,000 characters; a vault file from elsewhere may hold
+# 10 MiB, and Python-Markdown's time grows with the text times its marks (each one rebuilds the text).
+MAX_PREVIEW_CHARS = 100_000
+MAX_QUOTE_DEPTH = 16
+_QUOTE_RUN = re.compile(rf"^((?:[ \t]*>){{{MAX_QUOTE_DEPTH}}})((?:[ \t]*>)+)", re.M)
 
 
 def wikilinks_as_links(text: str) -> str:
@@ -22,16 +30,37 @@ def wikilinks_as_links(text: str) -> str:
     def link(m: re.Match) -> str:
         target, label = m.group(1).strip(), (m.group(2) or m.group(1)).strip()
         return f"[{label.replace(']', '')}](wikilink:{quote(target)})"
-    return _WIKILINK.sub(link, text)
+    return wikilinks.PATTERN.sub(link, text)
 
 
-def render_markdown(text: str) -> str:
-    text = wikilinks_as_links(text)
-    md = markdown.Markdown(extensions=EXTENSIONS, output_format="html")
+def safe_markdown() -> markdown.Markdown:
+    md = markdown.Markdown(extensions=[*EXTENSIONS, BoundedLinks()], output_format="html")
     # Raw HTML in a memory is shown as text, never interpreted.
     md.preprocessors.deregister("html_block")
     md.inlinePatterns.deregister("html")
-    return md.convert(text)
+    return md
+
+
+def render_markdown(text: str) -> str:
+    """``text`` as HTML: wiki links clickable, raw HTML shown as text, at most MAX_PREVIEW_CHARS of it."""
+    shown = text[:MAX_PREVIEW_CHARS]
+    md = safe_markdown()
+    html_pieces = []
+    for piece in pieces(wikilinks_as_links(_QUOTE_RUN.sub(_shallower_quotes, shown))):
+        try:
+            html_pieces.append(md.reset().convert(piece))
+        except RecursionError:  # Python-Markdown parses nested lists and quotes by recursion: 2,500 levels
+            html_pieces.append(f"<pre>{html.escape(piece)}</pre>")
+    rendered = "\n".join(html_pieces)
+    if len(shown) < len(text):
+        rendered += (f"<p><i>The preview shows the first {MAX_PREVIEW_CHARS:,} of {len(text):,} characters; "
+                     "the editor holds them all.</i></p>")
+    return rendered
+
+
+def _shallower_quotes(m: re.Match) -> str:
+    # Each level of '>' re-parses the quoted block: 40,000 levels on one line took 6 s. The rest show as typed.
+    return m.group(1) + m.group(2).replace(">", "\\>")
 
 
 class SafePreview(QTextBrowser):
