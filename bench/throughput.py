@@ -4,6 +4,10 @@
   the model's own speed on the same texts in the same run (the ceiling: what it costs to encode them);
 - import of a P-page PDF (written with reportlab), embedded (target < 20 s for 100 pages), beside the
   model's speed on the same chunks;
+- each as a ratio to the model alone, in wall time (the figure to quote: this shared machine's speed drifts
+  by up to half between runs, less within one) and in the process's CPU time (steadier under load: what
+  the engine spends beyond the model, whatever else the cores are doing), and the range of both over the
+  repeats at the end.
 
 What entity extraction costs on the way in is printed by ``bench/graph_bench.py``.
 """
@@ -33,29 +37,49 @@ def _line(name: str, secs: float, count: int, unit: str, target: str = "", note_
             "note": note_}
 
 
-def _model_alone(svc: MemoryService, emb: LocalEmbedder, ids: list[str]) -> tuple[list[str], float]:
-    """The texts the engine embedded for ``ids``, and the seconds the model takes to encode them again."""
+class Clock:
+    """Wall and CPU seconds (every thread of this process: the engine's embedding thread and ONNX's)."""
+
+    def __init__(self) -> None:
+        self.wall, self.cpu = time.perf_counter(), time.process_time()
+
+    def read(self) -> tuple[float, float]:
+        return time.perf_counter() - self.wall, time.process_time() - self.cpu
+
+
+RATIOS: dict[str, list[tuple[float, float]]] = {}
+
+
+def _ratio(name: str, done: tuple[float, float], model: tuple[float, float]) -> str:
+    wall, cpu = done[0] / model[0], done[1] / model[1]
+    RATIOS.setdefault(name, []).append((wall, cpu))
+    return f"{wall:.2f} x the model alone (CPU {cpu:.2f} x)"
+
+
+def _model_alone(svc: MemoryService, emb: LocalEmbedder, ids: list[str]) -> tuple[list[str], tuple[float, float]]:
+    """The texts the engine embedded for ``ids``, and the seconds (wall, CPU) the model takes to encode them
+    again."""
     texts = [c[4] for it in svc.get_batch(ids, record_access=False)
              for c in embedding_chunks(it, CONFIG, emb.max_chunk_tokens)]
-    t = time.perf_counter()
+    clock = Clock()
     emb.embed_documents(texts)
-    return texts, time.perf_counter() - t
+    return texts, clock.read()
 
 
 def save_batch_rows(emb: LocalEmbedder, n: int, workdir: Path | None, rnd: random.Random, r: int) -> list[dict]:
     items = [{"content": note(rnd, i), "title": f"note {r}-{i}", "keywords": ["bench"]} for i in range(n)]
     with tempfile.TemporaryDirectory(dir=workdir) as tmp, \
             MemoryService.open(Path(tmp) / "vault", embedder=emb, config=CONFIG) as svc:
-        t = time.perf_counter()
+        clock = Clock()
         created = svc.save_batch(items).created_ids
-        written = time.perf_counter() - t
+        written = clock.read()[0]
         svc.embedding.settle(600)
-        done = time.perf_counter() - t
+        done = clock.read()
         assert len(created) == n and svc.store.unembedded_count() == 0
         texts, model = _model_alone(svc, emb, created)
-    return [_line(f"save_batch {n} short memories, embedded", done, n, "memories", ">= 150/s",
-                  f"files + rows {written:.2f} s; {done / model:.2f} x the model alone"),
-            _line(f"  the model alone on the same {len(texts)} texts", model, len(texts), "texts", "ceiling")]
+    return [_line(f"save_batch {n} short memories, embedded", done[0], n, "memories", ">= 150/s",
+                  f"files + rows {written:.2f} s; " + _ratio("save_batch", done, model)),
+            _line(f"  the model alone on the same {len(texts)} texts", model[0], len(texts), "texts", "ceiling")]
 
 
 def pdf_rows(emb: LocalEmbedder, pages: int, workdir: Path | None, rnd: random.Random) -> list[dict]:
@@ -65,16 +89,16 @@ def pdf_rows(emb: LocalEmbedder, pages: int, workdir: Path | None, rnd: random.R
             MemoryService.open(Path(tmp) / "vault", embedder=emb, config=CONFIG) as svc:
         pdf = write_pdf(Path(tmp) / "book.pdf", ["\n\n".join(note(rnd, p * 10 + k) for k in range(8))
                                                  for p in range(pages)], title="A long report")
-        t = time.perf_counter()
+        clock = Clock()
         report = svc.import_paths([pdf])
         svc.embedding.settle(600)
-        done = time.perf_counter() - t
+        done = clock.read()
         ids = report.memory_ids
         assert ids and svc.store.unembedded_count() == 0, report
         texts, model = _model_alone(svc, emb, ids)
-    return [_line(f"import a {pages}-page PDF, embedded ({len(ids)} memories)", done, pages, "pages", "< 20 s",
-                  f"{done / model:.2f} x the model alone"),
-            _line(f"  the model alone on the same {len(texts)} chunks", model, len(texts), "chunks", "ceiling")]
+    return [_line(f"import a {pages}-page PDF, embedded ({len(ids)} memories)", done[0], pages, "pages", "< 20 s",
+                  _ratio("PDF import", done, model)),
+            _line(f"  the model alone on the same {len(texts)} chunks", model[0], len(texts), "chunks", "ceiling")]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -94,6 +118,10 @@ def main(argv: list[str] | None = None) -> int:
     for _ in range(args.repeat):
         rows += pdf_rows(emb, args.pages, args.workdir, rnd)
     print_table(rows)
+    for name, ratios in RATIOS.items():
+        walls, cpus = [w for w, _ in ratios], [c for _, c in ratios]
+        print(f"{name} / the model alone over {len(ratios)} runs: wall {min(walls):.2f}-{max(walls):.2f} x, "
+              f"CPU {min(cpus):.2f}-{max(cpus):.2f} x")
     return 0
 
 
