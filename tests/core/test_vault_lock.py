@@ -8,6 +8,7 @@ import signal
 import subprocess
 import sys
 import threading
+import time
 
 import pytest
 
@@ -101,3 +102,28 @@ def test_re_entrant_in_one_thread_exclusive_between_threads(tmp_path):
         assert result == [False]
     with other.hold(wait=False) as free:
         assert free
+
+
+def test_a_long_run_lets_a_waiting_writer_in_between_its_batches(tmp_path):
+    """Released and taken again at once, the lock would go to the run every time (a waiter retries every
+    POLL_S); let_waiters_in gives it to the writer that waits, before the run's next batch."""
+    run, other = VaultLock(tmp_path), VaultLock(tmp_path)
+    got_in_after: list[int] = []
+    batches = 0
+
+    def writer() -> None:
+        with other.hold():
+            got_in_after.append(batches)
+
+    waiter = threading.Thread(target=writer)
+    while batches < 40 and not got_in_after:
+        with run.hold():
+            time.sleep(0.02)  # a batch's work
+            if batches == 1:
+                waiter.start()
+                time.sleep(0.2)  # it waits now, and says so
+        batches += 1
+        run.let_waiters_in()
+    waiter.join(timeout=60)
+    assert got_in_after == [2]  # right after the batch during which it began to wait
+    assert run.let_waiters_in() is False  # nobody has waited since: no pause

@@ -105,7 +105,8 @@ class Labelling:
                 chunk = ids[start:start + size]
                 with self.memories.writing():
                     changed += self._classify(clf, chunk)
-                tracker.step(len(chunk))  # outside the lock, so a face waiting to save goes first; then cancel
+                tracker.step(len(chunk))  # outside the lock; then the cancel check
+                self.memories.write_lock.let_waiters_in()  # a face waiting to save goes before the next batch
         except Cancelled:
             return Relabelled(changed, tracker.done, len(ids), cancelled=True)
         return Relabelled(changed, len(ids), len(ids))

@@ -5,11 +5,18 @@ writes it and updates the index; holding this lock around that sequence means tw
 it (no lost update, no file without its row). Readers never take it. The lock is ``filelock``'s lock on
 ``.memory-curator/write.lock``: ``flock`` on POSIX, ``LockFileEx`` on Windows (where the hand-written
 ``msvcrt.locking`` it replaces gave up after 10 s of waiting), released by the OS if a process dies.
+
+A waiting writer retries every ``POLL_S``, so a long run that releases the lock between its batches and takes it
+again at once would keep it from a writer forever (a save waited 13 s, the whole relabel run, in
+bench/graph_bench.py --relabel). So a writer that has to wait touches ``write.lock.waiting`` while it does, and the
+run calls ``let_waiters_in`` between batches: when the file was touched since it last looked, it pauses two polls.
 """
 
 from __future__ import annotations
 
+import os
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -19,6 +26,8 @@ from filelock import FileLock, Timeout
 from memory_curator.core.vault.files import storage_error
 
 LOCK_NAME = "write.lock"
+WAITING_NAME = "write.lock.waiting"  # touched by a writer while it waits for the lock
+POLL_S = 0.05  # how often a waiting writer tries the lock again
 
 
 class VaultLock:
@@ -31,15 +40,20 @@ class VaultLock:
         self._local = threading.RLock()
         self._depth = 0
         self._file = FileLock(self.path, mode=0o644, thread_local=False)
+        self._waiting = Path(state_dir) / WAITING_NAME
+        self._seen_waiting: int | None = None  # the waiting file's mtime when let_waiters_in last looked
 
     @contextmanager
     def hold(self, *, wait: bool = True) -> Iterator[bool]:
         """Yields True while held. With ``wait=False`` it yields False at once (holding nothing) when another
         process or thread has the lock: for background work that can simply try again later. Waiting has no
         time limit: a writer holds the lock for one change."""
-        if not self._local.acquire(blocking=wait):
-            yield False
-            return
+        if not self._local.acquire(blocking=False):
+            if not wait:
+                yield False
+                return
+            self._announce()  # another thread of this process holds it
+            self._local.acquire()
         try:
             if self._depth == 0 and not self._acquire(wait):
                 yield False
@@ -57,9 +71,36 @@ class VaultLock:
     def _acquire(self, wait: bool) -> bool:
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            self._file.acquire(blocking=wait)
-        except Timeout:
-            return False
+            while True:
+                try:
+                    self._file.acquire(blocking=False)
+                    return True
+                except Timeout:
+                    if not wait:
+                        return False
+                    self._announce()
+                    time.sleep(POLL_S)
         except OSError as exc:  # a read-only vault: every write stops here, with a message saying so
             raise storage_error(self.path, exc, "lock") from exc
+
+    def _announce(self) -> None:
+        try:
+            with open(self._waiting, "a"):
+                pass
+            os.utime(self._waiting)
+        except OSError:
+            pass  # nobody learns that this writer waits: it gets the lock when the run ends, as before
+
+    def let_waiters_in(self) -> bool:
+        """Between the batches of a long run, holding nothing: when a writer of another thread or process has
+        waited for the lock since the last look, pause long enough (two of its polls) for it to take the lock.
+        True if it paused."""
+        try:
+            mtime = self._waiting.stat().st_mtime_ns
+        except OSError:
+            mtime = None
+        seen, self._seen_waiting = self._seen_waiting, mtime
+        if mtime is None or mtime == seen:
+            return False
+        time.sleep(2 * POLL_S)
         return True
