@@ -2,13 +2,14 @@
 
 Measures the graph leg of hybrid search for queries naming entities, a memory's links (the graph view and
 backlinks), seed 002's graph query, the memories of an entity, the Entities list, and what extraction costs on
-the way in: rows made from the same items with and without entity extraction, and a whole rebuild.
+the way in: rows made from the same items with and without entity extraction, and a whole rebuild; with --relabel, labelling every
+memory again and how long another writer waits for the vault's write lock meanwhile.
 
 The graph leg, the links of a memory and the graph query are printed last with their p50 and p95 beside the
 targets (p50 < 20 ms; seed 002 allows 150 ms for a graph query) and as a ratio to a numpy scan timed in the same
 run, which is what carries between runs on a shared machine.
 
-    python bench/graph_bench.py [--n 100000] [--queries 200] [--targets-only]
+    python bench/graph_bench.py [--n 100000] [--queries 200] [--targets-only] [--relabel]
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import argparse
 import os
 import sys
 import tempfile
+import threading
 import time
 from dataclasses import replace
 from datetime import datetime, timedelta, timezone
@@ -30,12 +32,15 @@ from timing import percentile, print_load, print_table, row, time_each  # noqa: 
 
 from memory_curator.core.config import MemoryConfig  # noqa: E402
 from memory_curator.core.graph import extract  # noqa: E402
+from memory_curator.core.graph.labelling import BATCH  # noqa: E402
 from memory_curator.core.index.filters import Filters  # noqa: E402
 from memory_curator.core.index.store import memory_row  # noqa: E402
 from memory_curator.core.model import MemoryItem  # noqa: E402
 from memory_curator.core.service import MemoryService  # noqa: E402
 from memory_curator.core.text.tokens import fts_row  # noqa: E402
 from memory_curator.core.vault.codec import encode_memory  # noqa: E402
+from memory_curator.core.vault.lock import VaultLock  # noqa: E402
+from memory_curator.core.vault.store import STATE_DIR  # noqa: E402
 
 CONFIG = MemoryConfig(ollama_host="http://127.0.0.1:9")
 FIRST = ["Ada", "Bruno", "Carla", "Dmitri", "Elif", "Farah", "Goran", "Hanna", "Ines", "Jonas", "Kaisa", "Liam",
@@ -93,6 +98,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--queries", type=int, default=200)
     ap.add_argument("--targets-only", action="store_true",
                     help="only what has a target (graph leg, links, graph query) and the scan")
+    ap.add_argument("--relabel", action="store_true",
+                    help="also label every memory again (rewrites most files: minutes at 100,000)")
     args = ap.parse_args(argv)
     print_load()
     items = corpus(args.n)
@@ -122,6 +129,8 @@ def main(argv: list[str] | None = None) -> int:
             rows += [row(name, ms, TARGET) for name, ms in targeted.items()]
             if not args.targets_only:
                 rows += untargeted(svc, rng, queries, ids, people)
+            if args.relabel:
+                rows += relabel(svc, root)
         finally:
             svc.close()
     vectors = np.random.default_rng(5).standard_normal((args.n, 768)).astype(np.float32)
@@ -173,6 +182,43 @@ def untargeted(svc: MemoryService, rng: np.random.Generator, queries: list[str],
                     time_each(lambda off: svc.graph.entities(limit=500, offset=off), range(500, 5500, 1000))))
     rows.append(row("Entities list (all, with counts)", time_each(lambda _: svc.graph.entities(), range(3))))
     return rows
+
+
+def relabel(svc: MemoryService, root: Path) -> list[dict[str, str]]:
+    """Memory › Label every memory again: a first run (the bench's files were written without labels), then one
+    after the label set changed (most files rewritten), while another writer takes the vault's write lock every 50 ms: how long it waits is what
+    a save from another face waits (one batch at most, not the run)."""
+    labels = svc.graph.labels
+    t = time.perf_counter()
+    same = labels.classify()
+    unchanged = time.perf_counter() - t
+    labels.set_label_set({"meeting": ["meeting", "workshop", "call"], "travel": ["trip", "visit"],
+                          "work": ["budget", "contract", "report", "deadline"]})
+    waits: list[float] = []
+    stop = threading.Event()
+
+    def other_face() -> None:
+        lock = VaultLock(root / STATE_DIR)
+        while not stop.is_set():
+            t0 = time.perf_counter()
+            with lock.hold():
+                waits.append((time.perf_counter() - t0) * 1000)
+            stop.wait(0.05)
+
+    writer = threading.Thread(target=other_face)
+    writer.start()
+    t = time.perf_counter()
+    try:
+        run = labels.classify()
+    finally:
+        stop.set()
+        writer.join()
+    changed = time.perf_counter() - t
+    print(f"label every memory again: first run {unchanged:.1f} s ({same.changed} changed, "
+          f"{same.total / unchanged:.0f} memories/s); after a new label set {changed:.1f} s ({run.changed} files rewritten, "
+          f"{run.total / changed:.0f} memories/s)")
+    return [row(f"write lock wait of another face during a relabel (batch {BATCH})", waits, "",
+                f"max {max(waits, default=0):.0f} ms; the whole run took {changed * 1000:.0f} ms")]
 
 
 if __name__ == "__main__":
