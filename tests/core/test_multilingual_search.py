@@ -132,6 +132,7 @@ def test_hybrid_ranks_japanese_memories_at_least_as_well_as_keyword(svc_local):
     ids = {}
     for texts in (JAPANESE, FINNISH, ENGLISH):
         ids.update(fill(svc_local, texts))
+    embedded(svc_local)
     for query, key in QUERIES:
         kw = rank(svc_local.search(query, mode="keyword", limit=20), ids[key])
         hy = rank(svc_local.search(query, mode="hybrid", limit=20), ids[key])
@@ -144,6 +145,7 @@ def test_a_japanese_query_lists_no_noise_from_an_english_only_model(svc_local):
     # evidence and are not listed (they used to trail the keyword hits with a score of 0).
     ids = fill(svc_local, JAPANESE)
     fill(svc_local, ENGLISH)
+    embedded(svc_local)
     results = svc_local.search("チャンク分割", mode="hybrid", limit=20)
     assert results and results[0].memory.id == ids["chunk"]
     assert all(r.score > 0 and r.explanation.keyword_rank for r in results)
@@ -156,6 +158,7 @@ def test_an_english_query_does_not_bury_a_japanese_memory_it_names(svc_local):
     target = svc_local.save(JAPANESE["dedup"], title="重複対策")
     for i in range(8):
         svc_local.save(f"Cluster note {i}: we keep caches warm, merge replicas and watch thresholds of eviction.")
+    embedded(svc_local)
     assert ids_of(svc_local.search("summary merge", mode="keyword", limit=5))[0] == target.id
     assert ids_of(svc_local.search("summary merge", mode="hybrid", limit=5))[0] == target.id
 

@@ -7,6 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from embed_helpers import embedded
 from memory_curator.core import fusion
 from memory_curator.core.index.neighbours import session_neighbours
 
@@ -82,6 +83,7 @@ def test_hybrid_lifts_the_turn_that_shows_what_the_next_one_names(svc_local):
         "Caroline: Take a look at the poster I designed for the pride parade.",
     ]):
         svc_local.save(text, session_id=f"other-{i}")
+    embedded(svc_local)
     results = svc_local.search("When did Melanie paint a sunrise?", mode="hybrid", limit=3)
     ids = [r.memory.id for r in results]
     assert ids[0] == named.id and shown.id in ids
