@@ -49,6 +49,9 @@ def test_label_every_memory_again_with_progress_cancel_and_what_changed(harness,
         dialog = relabel.dialog
         qtbot.waitUntil(lambda: dialog.maximum() == 30, timeout=20000)  # the total, before the first batch
         assert dialog.isVisible() and dialog.value() == 0 and "0 of 30" in dialog.labelText()
+        running = relabel.request
+        action.trigger()  # one run at a time
+        assert relabel.request is running and relabel.dialog is dialog
         dialog.findChild(QPushButton).click()  # Cancel
     finally:
         release.set()

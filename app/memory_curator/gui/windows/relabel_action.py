@@ -30,10 +30,13 @@ class RelabelAction:
         self.dialog: QProgressDialog | None = None
         self.request: Request | None = None
         self.message: QMessageBox | None = None
+        self._engine = None  # the engine of the run in progress (another vault opened since: that run is over)
 
     def start(self) -> Request | None:
-        if self.w.engine is None or self.request is not None:
+        if self.w.engine is None or (self.request is not None and self._engine is self.w.engine):
             return None  # one run at a time: the dialog of the run in progress is still up
+        self._close_dialog()
+        self._engine = self.w.engine
         dialog = QProgressDialog("Labelling every memory with the vault's label set…", "Cancel", 0, 0, self.w)
         dialog.setWindowTitle(TITLE)
         # Not modal: the window stays usable (search, browse) while it runs, and setValue never runs a nested
