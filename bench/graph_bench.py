@@ -51,6 +51,7 @@ PLACES = [f"{a}{b}" for a in ("North", "South", "East", "West", "Old", "New", "H
           for b in ("haven", "ford", "wick", "field", "gate", "moor", "holm", "dale", "port", "stead")]
 TARGET_MS = 20.0  # p50 of the graph leg and of a memory's links (issue 11)
 SEED_MS = 150.0  # seed 002: "Graph query (Nexus): < 150ms for typical queries"
+OTHER_EVERY_S = 0.25  # another face's writes during --relabel: a busy server, four saves a second
 TARGET = f"p50 < {TARGET_MS:.0f} ms; seed 002: < {SEED_MS:.0f} ms"
 WORDS = ("meeting budget release review design plan trip dinner call report draft launch backup issue fix "
          "deadline contract offer visit workshop").split()
@@ -186,8 +187,8 @@ def untargeted(svc: MemoryService, rng: np.random.Generator, queries: list[str],
 
 def relabel(svc: MemoryService, root: Path) -> list[dict[str, str]]:
     """Memory › Label every memory again: a first run (the bench's files were written without labels), then one
-    after the label set changed (most files rewritten), while another writer takes the vault's write lock every 50 ms: how long it waits is what
-    a save from another face waits (one batch at most, not the run)."""
+    after the label set changed (most files rewritten), while another writer takes the vault's write lock every
+    OTHER_EVERY_S: how long it waits is what a save from another face waits."""
     labels = svc.graph.labels
     t = time.perf_counter()
     same = labels.classify()
@@ -203,7 +204,7 @@ def relabel(svc: MemoryService, root: Path) -> list[dict[str, str]]:
             t0 = time.perf_counter()
             with lock.hold():
                 waits.append((time.perf_counter() - t0) * 1000)
-            stop.wait(0.05)
+            stop.wait(OTHER_EVERY_S)
 
     writer = threading.Thread(target=other_face)
     writer.start()
@@ -218,7 +219,7 @@ def relabel(svc: MemoryService, root: Path) -> list[dict[str, str]]:
           f"{same.total / unchanged:.0f} memories/s); after a new label set {changed:.1f} s ({run.changed} files rewritten, "
           f"{run.total / changed:.0f} memories/s)")
     return [row(f"write lock wait of another face during a relabel (batch {BATCH})", waits, "",
-                f"max {max(waits, default=0):.0f} ms; the whole run took {changed * 1000:.0f} ms")]
+                f"max {max(waits, default=0):.0f} ms; a write every {OTHER_EVERY_S * 1000:.0f} ms")]
 
 
 if __name__ == "__main__":

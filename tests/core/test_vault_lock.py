@@ -127,3 +127,28 @@ def test_a_long_run_lets_a_waiting_writer_in_between_its_batches(tmp_path):
     waiter.join(timeout=60)
     assert got_in_after == [2]  # right after the batch during which it began to wait
     assert run.let_waiters_in() is False  # nobody has waited since: no pause
+
+
+def test_a_run_learns_during_its_batch_that_a_writer_waits(tmp_path):
+    """``waited`` is what lets a long run end its batch early: it turns true once a writer of another thread
+    waits, stays true until ``let_waiters_in`` paused for it, and a lock's own wait never counts."""
+    (tmp_path / "write.lock.waiting").write_text("")  # left by an earlier run: not a writer waiting now
+    run, other = VaultLock(tmp_path), VaultLock(tmp_path)
+    assert run.waited() is False
+    got_in = threading.Event()
+
+    def writer() -> None:
+        with other.hold():
+            got_in.set()
+
+    with run.hold():
+        waiter = threading.Thread(target=writer)
+        waiter.start()
+        deadline = time.monotonic() + 30
+        while not run.waited() and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert run.waited() and not got_in.is_set()
+    assert run.let_waiters_in() is True and got_in.wait(30)
+    waiter.join(timeout=60)
+    assert other.waited() is False  # its own wait
+    assert run.waited() is False and run.let_waiters_in() is False

@@ -86,8 +86,9 @@ class Labelling:
     def classify(self, memory_ids: Sequence[str] | None = None, *, progress: ProgressFn | None = None,
                  cancel: CancelToken | None = None, batch: int = BATCH) -> Relabelled:
         """Label memories again with the current label set (all, or ``memory_ids``); labels a person set are
-        kept. The write lock is held for one batch at a time; ``progress(done, total, "")`` comes before the
-        first and after each, and ``cancel`` stops the run between batches."""
+        kept. The write lock is held for one batch at a time (``batch`` memories, fewer when a writer of another
+        face waits for it); ``progress(done, total, "")`` comes before the first and after each, and ``cancel``
+        stops the run between batches."""
         ids = list(dict.fromkeys(memory_ids)) if memory_ids is not None else self.memories.store.graph_rows.all_ids()
         if memory_ids is not None:  # an id that is not a memory is refused before anything is written
             unknown = next((mid for mid in ids if self.memories.store.file_info(mid) is None), None)
@@ -101,27 +102,30 @@ class Labelling:
             tracker.check()
             if progress is not None:
                 progress(0, len(ids), "")  # the total at once, before the first batch may wait for the lock
-            for start in range(0, len(ids), size):
-                chunk = ids[start:start + size]
+            while tracker.done < len(ids):
                 with self.memories.writing():
-                    changed += self._classify(clf, chunk)
-                tracker.step(len(chunk))  # outside the lock; then the cancel check
+                    done, batch_changed = self._classify(clf, ids[tracker.done:tracker.done + size])
+                changed += batch_changed
+                tracker.step(done)  # outside the lock; then the cancel check
                 self.memories.write_lock.let_waiters_in()  # a face waiting to save goes before the next batch
         except Cancelled:
             return Relabelled(changed, tracker.done, len(ids), cancelled=True)
         return Relabelled(changed, len(ids), len(ids))
 
-    def _classify(self, clf: classify.Classifier, ids: Sequence[str]) -> int:
+    def _classify(self, clf: classify.Classifier, ids: Sequence[str]) -> tuple[int, int]:
+        """(memories labelled, files changed): all of ``ids``, or fewer when a writer of another face began to
+        wait for the lock (it goes next, not after the whole batch)."""
         changed = 0
-        for mid in ids:
+        for n, mid in enumerate(ids, 1):
             current = self.memories.fresh(mid)  # as its file is now: another face may have changed it
-            if current is None:
-                continue  # deleted between batches
-            new = clf.label(current)
-            if new.extra != current.extra:
-                self.memories.rewrite(current, new)
-                changed += 1
-        return changed
+            if current is not None:  # None: deleted between batches
+                new = clf.label(current)
+                if new.extra != current.extra:
+                    self.memories.rewrite(current, new)
+                    changed += 1
+            if self.memories.write_lock.waited():
+                return n, changed
+        return len(ids), changed
 
     def counts(self) -> dict[str, int]:
         """Label -> how many memories carry it (the browse facet)."""

@@ -8,8 +8,9 @@ it (no lost update, no file without its row). Readers never take it. The lock is
 
 A waiting writer retries every ``POLL_S``, so a long run that releases the lock between its batches and takes it
 again at once would keep it from a writer forever (a save waited 13 s, the whole relabel run, in
-bench/graph_bench.py --relabel). So a writer that has to wait touches ``write.lock.waiting`` while it does, and the
-run calls ``let_waiters_in`` between batches: when the file was touched since it last looked, it pauses two polls.
+bench/graph_bench.py --relabel). So a writer that has to wait touches ``write.lock.waiting`` while it does; the
+run asks ``waited`` as it goes (ending its batch early when a writer waits) and calls ``let_waiters_in`` between
+batches, which pauses one poll when a writer has waited since it last looked.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from memory_curator.core.vault.files import storage_error
 LOCK_NAME = "write.lock"
 WAITING_NAME = "write.lock.waiting"  # touched by a writer while it waits for the lock
 POLL_S = 0.05  # how often a waiting writer tries the lock again
+PAUSE_S = 1.2 * POLL_S  # a run's pause for a waiting writer: one of its polls, and a margin
 
 
 class VaultLock:
@@ -41,7 +43,8 @@ class VaultLock:
         self._depth = 0
         self._file = FileLock(self.path, mode=0o644, thread_local=False)
         self._waiting = Path(state_dir) / WAITING_NAME
-        self._seen_waiting: int | None = None  # the waiting file's mtime when let_waiters_in last looked
+        self._seen_waiting = self._waiting_mtime()  # when a writer last said it waits, as this lock last saw it
+        self._owed = False  # a writer waited: let_waiters_in pauses for it
 
     @contextmanager
     def hold(self, *, wait: bool = True) -> Iterator[bool]:
@@ -79,6 +82,9 @@ class VaultLock:
                     if not wait:
                         return False
                     self._announce()
+                    # This thread's own wait is no reason for it to end its batches early once it holds the
+                    # lock (a thread of this process waiting on the RLock above is: it is seen).
+                    self._seen_waiting = self._waiting_mtime()
                     time.sleep(POLL_S)
         except OSError as exc:  # a read-only vault: every write stops here, with a message saying so
             raise storage_error(self.path, exc, "lock") from exc
@@ -91,16 +97,27 @@ class VaultLock:
         except OSError:
             pass  # nobody learns that this writer waits: it gets the lock when the run ends, as before
 
-    def let_waiters_in(self) -> bool:
-        """Between the batches of a long run, holding nothing: when a writer of another thread or process has
-        waited for the lock since the last look, pause long enough (two of its polls) for it to take the lock.
-        True if it paused."""
+    def _waiting_mtime(self) -> int | None:
         try:
-            mtime = self._waiting.stat().st_mtime_ns
+            return self._waiting.stat().st_mtime_ns
         except OSError:
-            mtime = None
-        seen, self._seen_waiting = self._seen_waiting, mtime
-        if mtime is None or mtime == seen:
+            return None
+
+    def waited(self) -> bool:
+        """Whether a writer of another thread or process has waited for the lock since ``let_waiters_in`` last
+        paused (one stat: cheap enough to ask between the items of a batch)."""
+        mtime = self._waiting_mtime()
+        if mtime is not None and mtime != self._seen_waiting:
+            self._seen_waiting = mtime
+            self._owed = True
+        return self._owed
+
+    def let_waiters_in(self) -> bool:
+        """Between the batches of a long run, holding nothing: when a writer has waited (``waited``), pause long
+        enough (one of its polls) for it to take the lock. True if it paused. A writer that misses the pause
+        (descheduled on a busy machine) ends the next batch after one memory, and gets the next pause."""
+        if not self.waited():
             return False
-        time.sleep(2 * POLL_S)
+        self._owed = False
+        time.sleep(PAUSE_S)
         return True
