@@ -12,6 +12,8 @@ from pathlib import Path
 import pytest
 
 from memory_curator.core import bulk_read
+from memory_curator.core.errors import Cancelled
+from memory_curator.core.progress import CancelToken
 from memory_curator.core.service import MemoryService
 
 FILES = {
@@ -83,16 +85,23 @@ def _contents(svc: MemoryService) -> dict[str, list]:
         "mentions": sorted((ids[p], k, n, s) for p, k, n, s in conn.execute("SELECT * FROM graph_mentions")),
         "edges": sorted((ids[p], t, k) for p, t, k in conn.execute("SELECT * FROM graph_edges")),
         "problems": sorted(conn.execute("SELECT file_path, reason FROM vault_problems")),
+        "schema": _schema(svc),
     }
 
 
-@pytest.mark.parametrize("helpers", [False, True], ids=["read here", "helper processes"])
-def test_a_rebuild_makes_the_index_a_sync_makes(vault_dir, config, monkeypatch, helpers):
+def _schema(svc: MemoryService) -> list[tuple[str, str]]:
+    return sorted(svc.store.conn.execute("SELECT name, sql FROM sqlite_master WHERE sql IS NOT NULL"))
+
+
+@pytest.mark.parametrize(("helpers", "chunk"), [(False, 1000), (False, 7), (True, 7)],
+                         ids=["one chunk", "chunks of 7", "helper processes"])
+def test_a_rebuild_makes_the_index_a_sync_makes(vault_dir, config, monkeypatch, helpers, chunk):
+    """In one chunk, the copies of an id meet before any row is written; in chunks of 7, some across chunks."""
     MemoryService.open(vault_dir, embedder="none", config=config).close()  # an empty index: the sync goes file by file
     _write_vault(vault_dir)
     with MemoryService.open(vault_dir, embedder="none", config=config) as svc:
         synced = _contents(svc)
-        monkeypatch.setattr(bulk_read, "CHUNK", 7)
+        monkeypatch.setattr(bulk_read, "CHUNK", chunk)
         monkeypatch.setattr(bulk_read, "HELPER_MIN_FILES", 10 if helpers else 10**9)
         report = svc.rebuild_index(embed=False)
         rebuilt = _contents(svc)
@@ -104,3 +113,28 @@ def test_a_rebuild_makes_the_index_a_sync_makes(vault_dir, config, monkeypatch, 
     assert {m[3] for m in synced["mentions"]} == {"actor", "wikilink", "keyword", "name"}
     assert any(w == "東京" for _, w, _, _ in synced["full text"])
     assert any(k == "wikilink" for _, _, k in synced["edges"])
+
+
+def test_a_cancelled_rebuild_leaves_every_index_of_the_schema(vault_dir, config):
+    """A rebuild drops the secondary indexes while it fills the tables (core/index/bulk.py); cancelled, it
+    makes them again before it stops."""
+    with MemoryService.open(vault_dir, embedder="none", config=config) as svc:
+        for i in range(5):
+            svc.save(f"note {i}", category="decisions")
+        schema = _schema(svc)
+        token = CancelToken()
+        with pytest.raises(Cancelled):
+            svc.rebuild_index(embed=False, progress=lambda *_: token.cancel(), cancel=token)
+        assert _schema(svc) == schema
+
+
+def test_indexes_a_killed_rebuild_dropped_are_made_when_the_vault_is_next_opened(vault_dir, config):
+    with MemoryService.open(vault_dir, embedder="none", config=config) as svc:
+        svc.save("a note about zeppelins", category="decisions")
+        schema = _schema(svc)
+        with svc.store.transaction():  # what a rebuild does first; then it was killed
+            svc.store.drop_secondary_indexes()
+        assert len(_schema(svc)) < len(schema)
+    with MemoryService.open(vault_dir, embedder="none", config=config) as svc:
+        assert _schema(svc) == schema
+        assert [r.memory.title for r in svc.search("zeppelins", mode="keyword")] == ["a note about zeppelins"]

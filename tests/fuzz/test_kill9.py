@@ -14,6 +14,7 @@ import random
 import signal
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from collections import defaultdict
@@ -142,9 +143,25 @@ def _check(vault: Path, before: dict[str, str], killed: Killed, config) -> dict[
         for p in svc.problems():
             assert p.reason.startswith(DUPLICATE_ID), (p.path, p.reason)
             assert svc.vault.read(p.path).content == live[svc.vault.read(p.path).id].content
+        # A rebuild drops secondary indexes while it fills the tables: reopening makes any it left dropped.
+        assert _index_names(svc) == _index_names_of_a_new_vault(config)
         leftovers = [p for p in vault.rglob(".tmp-*") if ".trash" not in p.parts]
         assert leftovers == [] and not any((vault / ".memory-curator" / "staging").glob("*"))
         return {mid: m.content for mid, m in live.items()}
+
+
+def _index_names(svc: MemoryService) -> set[str]:
+    return {r[0] for r in svc.store.conn.execute("SELECT name FROM sqlite_master WHERE type = 'index'")}
+
+
+_NEW_VAULT_INDEXES: set[str] = set()
+
+
+def _index_names_of_a_new_vault(config) -> set[str]:
+    if not _NEW_VAULT_INDEXES:
+        with tempfile.TemporaryDirectory() as tmp, MemoryService.open(Path(tmp), embedder="none", config=config) as svc:
+            _NEW_VAULT_INDEXES.update(_index_names(svc))
+    return _NEW_VAULT_INDEXES
 
 
 def _kill_series(tmp_path: Path, config, seed: int, kills: int, tally: Tally) -> None:

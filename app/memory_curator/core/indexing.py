@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import hashlib
+import logging
 import math
 import os
 import threading
-from collections.abc import Sequence
-from contextlib import closing
+from collections.abc import Iterator, Sequence
+from contextlib import closing, contextmanager
 from dataclasses import dataclass, field
 
 from memory_curator.core import bulk_read
@@ -22,6 +23,8 @@ from memory_curator.core.progress import Tracker
 from memory_curator.core.text.chunking import chunk_text
 from memory_curator.core.vault.codec import format_dt
 from memory_curator.core.vault.store import FileStat, Vault
+
+log = logging.getLogger(__name__)
 
 WRITE_BATCH = 2000  # rows per transaction while rebuilding: bounded memory, few commits
 READ_AHEAD_MIN = 200  # files to read before read-ahead is worth a thread
@@ -225,17 +228,26 @@ class Claim:
 
 
 def _claim_id(store: IndexStore, seen_ids: dict[str, str], memory_id: str, claim: Claim,
-              displaced: list[tuple[str, str]] | None = None) -> str | None:
+              displaced: list[tuple[str, str]] | None = None, unwritten: dict[str, MemoryRow] | None = None,
+              ) -> str | None:
     """``claim.rel`` claims ``memory_id``; returns the problem when a file that beats it holds the id. When
-    it beats the holder, the holder's row goes and the holder is reported instead (added to ``displaced``)."""
+    it beats the holder, the holder's row goes and the holder is reported instead (added to ``displaced``).
+    ``unwritten``: rows by file accepted but not yet written (a rebuild writes a chunk at a time)."""
     other = seen_ids.setdefault(memory_id, claim.rel)
     if other == claim.rel:
         return None
-    held = store.get(memory_id)
-    holder = Claim.of(held, other) if held is not None else None
+    row = unwritten.get(other) if unwritten is not None else None
+    if row is not None:
+        holder: Claim | None = Claim.of_row(row, other)
+    else:
+        held = store.get(memory_id)
+        holder = Claim.of(held, other) if held is not None else None
     if holder.beats(claim) if holder is not None else other < claim.rel:
         return _duplicate(other)
-    store.delete_path(other)
+    if row is not None:
+        del unwritten[other]  # type: ignore[union-attr]
+    else:
+        store.delete_path(other)
     store.set_problem(other, _duplicate(claim.rel))
     if displaced is not None:
         displaced.append((other, _duplicate(claim.rel)))
@@ -297,7 +309,8 @@ def sync(store: IndexStore, vault: Vault, tracker: Tracker | None = None, *, fre
     if len(changed) > READ_AHEAD_MIN:
         threading.Thread(target=_read_ahead, args=(vault, changed), daemon=True, name="vault-read-ahead").start()
     if fresh:
-        _insert_all(store, vault, [on_disk[rel] for rel in changed], seen_ids, report, tracker)
+        with _bulk_load(store, enabled=bool(changed)):
+            _insert_all(store, vault, [on_disk[rel] for rel in changed], seen_ids, report, tracker)
         store.optimize_fulltext()
     else:
         _index_changed(store, vault, changed, on_disk, indexed, seen_ids, known_problems, report, tracker)
@@ -339,26 +352,47 @@ def _insert_all(store: IndexStore, vault: Vault, stats: Sequence[FileStat], seen
     with closing(bulk_read.chunks(vault, stats)) as chunks:
         for part in chunks:
             with store.transaction():
+                rows: dict[str, MemoryRow] = {}  # written together, once the chunk's ids are settled
                 for f in part:
                     displaced: list[tuple[str, str]] = []
                     problem = f.problem if f.row is None else _claim_id(store, seen_ids, f.row.id,
-                                                                        Claim.of_row(f.row, f.rel), displaced)
+                                                                        Claim.of_row(f.row, f.rel), displaced, rows)
                     report.problems.extend(displaced)
                     report.added -= len(displaced)
                     if problem:
                         store.set_problem(f.rel, problem)
                         report.problems.append((f.rel, problem))
                     else:
-                        store.write_row(f.row, fresh=True)  # type: ignore[arg-type]
+                        rows[f.rel] = f.row  # type: ignore[assignment]
                         report.added += 1
                         if f.problem:  # in conflict: listed under this machine's side, reported until resolved
                             store.set_problem(f.rel, f.problem)
+                store.insert_rows(list(rows.values()))
             if tracker is not None:
                 tracker.step(len(part), "reading files")
 
 
+@contextmanager
+def _bulk_load(store: IndexStore, *, enabled: bool = True) -> Iterator[None]:
+    """Secondary indexes dropped while empty tables are filled, and made again after (core/index/bulk.py),
+    also after a cancel or a failure; one that cannot be made then is made when the index is next opened."""
+    if enabled:
+        with store.transaction():
+            store.drop_secondary_indexes()
+    try:
+        yield
+    except BaseException:
+        try:
+            store.restore_indexes()
+        except Exception as exc:  # noqa: BLE001 - the error being raised is the one to report
+            log.warning("The index's secondary indexes are made again when it is next opened (%s).", exc)
+        raise
+    store.restore_indexes()
+
+
 def rebuild(store: IndexStore, vault: Vault, tracker: Tracker | None = None) -> SyncReport:
     """Drop every derived row and read the whole vault again."""
-    with store.transaction():
-        store.clear_all()
-    return sync(store, vault, tracker, fresh=True)
+    with _bulk_load(store):  # from the start: emptying the tables then updates no index either
+        with store.transaction():
+            store.clear_all()
+        return sync(store, vault, tracker, fresh=True)

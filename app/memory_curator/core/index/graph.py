@@ -29,6 +29,14 @@ def write(conn: Connection, pk: int, mentions: Sequence[tuple[str, str, str]],
                          [(pk, *e) for e in edges])
 
 
+def insert_many(conn: Connection, rows: Sequence[tuple[int, Sequence, Sequence]]) -> None:
+    """``write`` for many new memories: (pk, mentions, edges) each."""
+    conn.executemany("INSERT OR IGNORE INTO graph_mentions (memory_pk, key, name, source) VALUES (?, ?, ?, ?)",
+                     [(pk, *m) for pk, mentions, _ in rows for m in mentions])
+    conn.executemany("INSERT OR IGNORE INTO graph_edges (memory_pk, target, kind) VALUES (?, ?, ?)",
+                     [(pk, *e) for pk, _, edges in rows for e in edges])
+
+
 def clear(conn: Connection) -> None:
     conn.execute("DELETE FROM graph_mentions")
     conn.execute("DELETE FROM graph_edges")

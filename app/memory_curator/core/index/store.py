@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from memory_curator.core.graph import extract
-from memory_curator.core.index import graph, migrations
+from memory_curator.core.index import bulk, graph, migrations
 from memory_curator.core.index.db import Connection, connect
 from memory_curator.core.index.vectors import VectorTable
 from memory_curator.core.model import MemoryItem, VaultProblem, utcnow
@@ -72,6 +72,8 @@ _MEMORY_COLUMNS = (
 )
 ROW_CATEGORY, ROW_UPDATED_AT = 1, 5  # positions in MemoryRow.values
 _INSERT_MEMORY = f"INSERT INTO memories ({_MEMORY_COLUMNS}, id) VALUES ({', '.join('?' * (_MEMORY_COLUMNS.count(',') + 2))})"
+_INSERT_MEMORY_PK = f"INSERT INTO memories (pk, {_MEMORY_COLUMNS}, id) VALUES ({', '.join('?' * (_MEMORY_COLUMNS.count(',') + 3))})"
+_INSERT_FTS = "INSERT INTO memories_fts (rowid, title, content, keywords, stems) VALUES (?, ?, ?, ?, ?)"
 _UPDATE_MEMORY = f"UPDATE memories SET {', '.join(c.strip() + ' = ?' for c in _MEMORY_COLUMNS.split(','))} WHERE pk = ?"
 
 
@@ -111,6 +113,7 @@ class IndexStore:
     def open(cls, path: Path, root: Path) -> IndexStore:
         conn = connect(path)
         try:
+            bulk.restore_if_pending(conn)  # before migrating: the statements kept are of the schema as it was
             migrations.migrate(conn)
             return cls(conn, root)
         except BaseException:
@@ -198,11 +201,32 @@ class IndexStore:
             pk = found[0]
             self.conn.execute(_UPDATE_MEMORY, (*row.values, pk))
             self.conn.execute("DELETE FROM memories_fts WHERE rowid = ?", (pk,))
-        self.conn.execute("INSERT INTO memories_fts (rowid, title, content, keywords, stems) VALUES (?, ?, ?, ?, ?)",
-                          (pk, *row.fts))
+        self.conn.execute(_INSERT_FTS, (pk, *row.fts))
         graph.write(self.conn, pk, row.mentions, row.edges, replace=found is not None)
         self._touched()
         return pk
+
+    def insert_rows(self, rows: Sequence[MemoryRow]) -> None:
+        """``write_row(row, fresh=True)`` for many rows at once, one statement per table: the rows get the
+        numbers one insert after another would give them (the next after the highest), in order."""
+        if not rows:
+            return
+        first = self.conn.execute("SELECT COALESCE(MAX(pk), 0) + 1 FROM memories").fetchone()[0]
+        numbered = list(zip(range(first, first + len(rows)), rows, strict=True))
+        self.conn.executemany(_INSERT_MEMORY_PK, [(pk, *row.values, row.id) for pk, row in numbered])
+        self.conn.executemany(_INSERT_FTS, [(pk, *row.fts) for pk, row in numbered])
+        graph.insert_many(self.conn, [(pk, row.mentions, row.edges) for pk, row in numbered])
+        self._touched()
+
+    # -- bulk loading (core/index/bulk.py) ------------------------------------------------------------
+
+    def drop_secondary_indexes(self) -> None:
+        """Before filling empty tables in bulk; ``restore_indexes`` after. Call in a transaction."""
+        bulk.drop_indexes(self.conn)
+
+    def restore_indexes(self) -> None:
+        with self.transaction():
+            bulk.restore(self.conn)
 
     def delete(self, memory_id: str) -> bool:
         row = self.conn.execute("SELECT pk FROM memories WHERE id = ?", (memory_id,)).fetchone()

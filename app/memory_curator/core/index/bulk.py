@@ -1,0 +1,65 @@
+"""Loading empty tables in bulk (a rebuild, a new index): secondary indexes made once at the end.
+
+Updating the memories' and the graph's secondary indexes row by row was half of a rebuild's writing at 100,000
+files (their keys come in no order: categories, sessions, entity keys, link targets); ``CREATE INDEX`` sorts
+them once instead. The unique indexes (a memory's id and file) stay: the load reads through them.
+
+The statements of the dropped indexes are kept in ``meta`` in the transaction that drops them, so an index
+whose rebuild was killed midway gets them back when it is next opened (``restore``), and a process opening
+the vault meanwhile makes them again too (the rebuild then goes on with them, only slower). Other processes
+keep working without them in the meantime, more slowly.
+"""
+
+from __future__ import annotations
+
+import json
+
+from memory_curator.core.index.db import Connection, OperationalError
+
+TABLES = ("memories", "graph_mentions", "graph_edges")
+KEY = "bulk_load_indexes"  # in meta: the CREATE INDEX statements to run again
+
+
+def drop_indexes(conn: Connection) -> None:
+    """Drop the secondary indexes of TABLES, keeping their statements. Call in a transaction."""
+    marks = ", ".join("?" * len(TABLES))
+    found = conn.execute(f"SELECT name, sql FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL "
+                         f"AND tbl_name IN ({marks}) ORDER BY name", TABLES).fetchall()
+    kept = conn.execute("SELECT value FROM meta WHERE key = ?", (KEY,)).fetchone()
+    statements = dict(json.loads(kept[0])) if kept else {}  # dropped by a load that did not finish
+    statements.update(found)
+    conn.execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", (KEY, json.dumps(sorted(statements.items()))))
+    for name, _ in found:
+        conn.execute(f'DROP INDEX "{name}"')
+
+
+def restore(conn: Connection) -> None:
+    """Make the indexes a bulk load dropped, if any are missing. Call in a transaction."""
+    kept = conn.execute("SELECT value FROM meta WHERE key = ?", (KEY,)).fetchone()
+    if kept is None:
+        return
+    for _, sql in json.loads(kept[0]):
+        conn.execute(sql.replace("CREATE INDEX ", "CREATE INDEX IF NOT EXISTS ", 1)
+                     .replace("CREATE UNIQUE INDEX ", "CREATE UNIQUE INDEX IF NOT EXISTS ", 1))
+    conn.execute("DELETE FROM meta WHERE key = ?", (KEY,))
+
+
+def pending(conn: Connection) -> bool:
+    """Whether indexes dropped by a bulk load are still to be made."""
+    return conn.execute("SELECT 1 FROM meta WHERE key = ?", (KEY,)).fetchone() is not None
+
+
+def restore_if_pending(conn: Connection) -> None:
+    """``restore`` at open, taking the write lock only when there is something to restore."""
+    try:
+        if not pending(conn):
+            return
+    except OperationalError:  # no meta table: a new database
+        return
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        restore(conn)
+        conn.execute("COMMIT")
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
