@@ -100,3 +100,34 @@ def test_trash_empty_asks_on_a_terminal(run, vault_dir):
         os.close(leader)
         assert proc.returncode == code and b"for good?" in err, err
         assert len(json.loads(run("trash", "list", "--json").stdout)) == left
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="a pseudo-terminal is POSIX")
+def test_ctrl_c_stops_classify_after_the_batch_in_progress(vault_dir, config):
+    """`memory-curator classify` over 1,000 memories, Ctrl-C once its progress shows: exit 130, the JSON says how
+    far it got, and what it labelled keeps its new labels."""
+    import pty
+
+    from memory_curator.core.service import MemoryService
+
+    with MemoryService.open(vault_dir, embedder="none", config=config) as svc:
+        svc.save_batch([{"content": f"The party saved wizard {i} from the collapsing tower."} for i in range(1000)])
+        svc.graph.labels.set_label_set({"quest": ["tower"]})
+    leader, follower = pty.openpty()
+    proc = subprocess.Popen([str(SCRIPT), "--embedder", "none", "classify", "--json"], stderr=follower,
+                            stdout=subprocess.PIPE, env={**os.environ, "MEMORY_CURATOR_VAULT": str(vault_dir)})
+    os.close(follower)
+    try:
+        shown = b""
+        while b"labelling: " not in shown:  # the progress line on the terminal: the run has begun
+            shown += os.read(leader, 1024)
+        proc.send_signal(signal.SIGINT)
+        out, _ = proc.communicate(timeout=120)
+    finally:
+        proc.kill()
+        os.close(leader)
+    data = json.loads(out)
+    assert proc.returncode == 130 and data["status"] == "cancelled" and data["cancelled"] is True
+    assert 0 < data["done"] < data["total"] == 1000 and data["changed"] == data["done"]
+    with MemoryService.open(vault_dir, embedder="none", config=config) as svc:
+        assert svc.graph.labels.counts().get("quest") == data["done"]
