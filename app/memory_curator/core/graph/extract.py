@@ -15,6 +15,7 @@ by meeting them: the index never has to know titles when it stores a link.
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 from typing import NamedTuple
@@ -40,6 +41,7 @@ class Edge(NamedTuple):
     kind: str
 
 
+@functools.lru_cache(maxsize=1 << 16)  # keywords, actors and names repeat across a vault's memories
 def fold(name: str) -> str:
     """The form entity names are compared in: NFKC, case-folded, inner white space single, outer punctuation off."""
     text = unicodedata.normalize("NFKC", name).casefold()

@@ -30,7 +30,7 @@ STOPWORDS = frozenset(
 
 
 def has_cjk(text: str) -> bool:
-    return _CJK.search(text) is not None
+    return not text.isascii() and _CJK.search(text) is not None  # isascii is a C scan, several times the pattern's speed
 
 
 def cjk_share(text: str) -> float:

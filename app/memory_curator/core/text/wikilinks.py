@@ -15,5 +15,7 @@ PATTERN = re.compile(r"!?\[\[([^\[\]|#^\n]{1,500})(?:[#^][^\[\]|\n]{0,500})?(?:\
 
 def find(text: str) -> list[tuple[str, str | None]]:
     """(target, label or None) of every link in ``text``, in order; targets of only spaces are left out."""
+    if "[[" not in text:  # most texts: found at C speed without the pattern
+        return []
     return [(m.group(1).strip(), (m.group(2) or "").strip() or None) for m in PATTERN.finditer(text)
             if m.group(1).strip()]
