@@ -56,6 +56,28 @@ def test_pinning_keeps_the_file_where_the_user_put_it(svc, vault_dir):
     assert not (vault_dir / "decisions").exists() and not (vault_dir / "projects" / "note.md").exists()
 
 
+def test_rewrites_written_together_keep_each_file_as_one_rewrite_would(svc, vault_dir):
+    """Labelling again writes a batch's files together (their fsyncs at once): each stays where it is with its
+    comments and unknown keys' text; one whose category changed still moves; no temp file is left."""
+    note = vault_dir / "projects" / "alpha" / "note.md"
+    note.parent.mkdir(parents=True)
+    note.write_text(OBSIDIAN_NOTE)
+    svc.sync()
+    plain = svc.save("The party saved the wizard from the tower.", title="Rescue")
+    moving = svc.save("moving house", category="context")
+    pairs = [(svc.get(m), replace(svc.get(m), extra={**svc.get(m).extra, "labels": {"quest": 0.9},
+                                                     "labels_by": "user"})) for m in ("alpha-note", plain.id)]
+    pairs.append((moving, replace(moving, category="decisions")))
+    written = svc.memories.rewrite_many(pairs)
+    assert [m.id for m in written] == ["alpha-note", plain.id, moving.id]
+    text = note.read_text()
+    assert "# written by hand in Obsidian" in text and "answer: NO" in text and "zip: 012345" in text
+    assert "- plan   # the main one" in text and "quest: 0.9" in text
+    assert svc.get(plain.id).extra["labels"] == {"quest": 0.9} and Path(plain.file_path).exists()
+    assert svc.get(moving.id).file_path.startswith(str(vault_dir / "decisions"))
+    assert not [p for p in vault_dir.rglob("*") if p.name.startswith(".tmp-")]
+
+
 def test_changing_the_category_moves_the_file(svc, vault_dir):
     m = svc.save("moving house", category="context")
     moved = svc.update(m.id, category="decisions")

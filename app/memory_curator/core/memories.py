@@ -193,15 +193,30 @@ class Memories:
 
     def rewrite(self, current: MemoryItem, new: MemoryItem) -> MemoryItem:
         rel = self.store.file_info(current.id).file_path
-        new_rel = self.vault.write(new, rel)
-        st = self.vault.stat(new_rel)
+        return self._reindexed([(current, new, self.vault.write(new, rel))])[0]
+
+    def rewrite_many(self, pairs: Sequence[tuple[MemoryItem, MemoryItem]]) -> list[MemoryItem]:
+        """``rewrite`` of many (as indexed, as it will be written): the files first, written together
+        (Vault.rewrite_many), then their index rows in one transaction. Hold the write lock."""
+        rels = self.vault.rewrite_many([(new, self.store.file_info(current.id).file_path) for current, new in pairs])
+        return self._reindexed([(current, new, rel) for (current, new), rel in zip(pairs, rels, strict=True)])
+
+    def _reindexed(self, written: Sequence[tuple[MemoryItem, MemoryItem, str]]) -> list[MemoryItem]:
+        """The index rows of rewritten files; those left without vectors (their embedded text changed) are
+        queued for embedding."""
+        pairs = []
         with self.store.transaction():
-            pk = self.store.upsert(new, new_rel, st.mtime_ns if st else 0, st.size if st else 0)
-            if indexing.embedded_text_changed(current, new):
-                self.store.clear_chunks(pk)
-        if self.store.get(new.id).chunk_count == 0:
-            self.embedding.queue([(pk, new)])
-        return self.store.get(new.id)  # type: ignore[return-value]
+            for current, new, rel in written:
+                st = self.vault.stat(rel)
+                pk = self.store.upsert(new, rel, st.mtime_ns if st else 0, st.size if st else 0)
+                if indexing.embedded_text_changed(current, new):
+                    self.store.clear_chunks(pk)
+                pairs.append((pk, new))
+        items = [self.store.get(new.id) for _, new, _ in written]
+        unembedded = [pair for pair, item in zip(pairs, items, strict=True) if item.chunk_count == 0]
+        if unembedded:
+            self.embedding.queue(unembedded)
+        return items  # type: ignore[return-value]
 
     def update(self, memory_id: str, **changes: Any) -> MemoryItem:
         """Rewrite a memory's file with the changes; re-embeds when its text changed."""

@@ -114,18 +114,21 @@ class Labelling:
 
     def _classify(self, clf: classify.Classifier, ids: Sequence[str]) -> tuple[int, int]:
         """(memories labelled, files changed): all of ``ids``, or fewer when a writer of another face began to
-        wait for the lock (it goes next, not after the whole batch)."""
-        changed = 0
-        for n, mid in enumerate(ids, 1):
+        wait for the lock (it goes next, not after the whole batch). The changed files are written together."""
+        changes = []
+        done = 0
+        for mid in ids:
+            done += 1
             current = self.memories.fresh(mid)  # as its file is now: another face may have changed it
             if current is not None:  # None: deleted between batches
                 new = clf.label(current)
                 if new.extra != current.extra:
-                    self.memories.rewrite(current, new)
-                    changed += 1
+                    changes.append((current, new))
             if self.memories.write_lock.waited():
-                return n, changed
-        return len(ids), changed
+                break
+        if changes:
+            self.memories.rewrite_many(changes)
+        return done, len(changes)
 
     def counts(self) -> dict[str, int]:
         """Label -> how many memories carry it (the browse facet)."""

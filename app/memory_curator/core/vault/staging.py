@@ -19,7 +19,6 @@ import os
 import shutil
 import uuid
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from memory_curator.core.errors import StorageError
@@ -29,13 +28,13 @@ from memory_curator.core.vault.files import (
     move_exclusive,
     read_regular,
     storage_error,
+    sync_together,
 )
 
 log = logging.getLogger(__name__)
 
 STAGING = "staging"
 _COMMIT = "COMMIT"
-_SYNC_THREADS = 8  # fsyncs in flight together: os.fsync releases the GIL, the journal commits them as a group
 Checked = Callable[[str], Path]  # Vault.checked: a vault path, refused when it would leave the vault
 
 
@@ -94,19 +93,7 @@ class StagedFiles:
 
     def _sync_all(self) -> None:
         """Every staged file on the disk; raises the first failure as a StorageError naming its memory."""
-        with ThreadPoolExecutor(max(1, min(_SYNC_THREADS, len(self._targets))), "memory-curator-sync") as pool:
-            for _ in pool.map(self._sync, range(len(self._targets))):
-                pass
-
-    def _sync(self, i: int) -> None:
-        try:
-            fd = os.open(self.dir / _staged_name(i), os.O_RDONLY)
-            try:
-                os.fsync(fd)
-            finally:
-                os.close(fd)
-        except OSError as exc:
-            raise storage_error(self._targets[i], exc) from exc
+        sync_together([self.dir / _staged_name(i) for i in range(len(self._targets))], self._targets)
 
 
 def recover(state_dir: Path, checked: Checked) -> int:

@@ -20,6 +20,7 @@ from memory_curator.core.vault.files import (
     TMP_PREFIX,
     TMP_SUFFIX,
     atomic_create_text,
+    atomic_write_many,
     atomic_write_text,
     move_exclusive,
     storage_error,
@@ -182,6 +183,23 @@ class Vault:
                 pass
             raise
         return self.rel(moved)
+
+    def rewrite_many(self, items: Sequence[tuple[MemoryItem, str]]) -> list[str]:
+        """``write`` for many (item, relative path) at once: those that stay where they are (labels, not a new
+        category) are written together, their fsyncs in flight at once (``atomic_write_many``); one whose
+        category changed is moved and written by ``write``. Returns each one's relative path."""
+        out: list[str] = []
+        together: list[tuple[Path, str]] = []
+        for item, rel in items:
+            current = self.checked(rel)
+            previous = self._previous_text(current)
+            if item.category != self._category_of(rel, previous):
+                out.append(self.write(item, rel))
+                continue
+            together.append((current, _readable_size(encode_memory(item, previous), item)))
+            out.append(rel)
+        atomic_write_many(together)
+        return out
 
     def _previous_text(self, path: Path) -> str | None:
         try:
