@@ -100,3 +100,14 @@ def test_memories_without_vectors_are_embedded_in_the_background_on_open(vault_d
         progress = svc.embedding.progress
         assert (progress.state, progress.done, progress.total) == ("idle", 3, 3)
         assert svc.search("growing vegetables", mode="semantic")[0].memory.id in ids
+
+
+def test_a_call_cut_into_batches_side_by_side_gives_each_text_its_own_vector(local_embedder):
+    """The batches of one call run on several threads at once and are put back in the caller's order: each
+    vector is the one the text gets alone (texts of many lengths, so that sorting by length reorders them)."""
+    texts = [("word " * n).strip() + f" number {n}" for n in (40, 1, 17, 90, 3, 60, 8, 25, 2, 120, 11, 33)] * 3
+    together = local_embedder.embed_documents(texts)
+    for text, vector in zip(texts, together, strict=True):
+        alone = local_embedder.embed_query(text)
+        assert sum(a * b for a, b in zip(alone, vector, strict=True)) > 0.9999, text
+    assert local_embedder.embed_documents([]) == []
