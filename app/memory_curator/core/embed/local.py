@@ -9,13 +9,15 @@ with us (``minilm/tokenizer.json``). Measured against the torch + sentence-trans
 
 from __future__ import annotations
 
+import atexit
 import hashlib
 import importlib.util
 import math
 import os
 import threading
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
@@ -110,13 +112,49 @@ class _Runtime:
         enc = self.tokenizer.encode_batch(texts)
         ids = np.array([e.ids for e in enc], dtype=np.int64)
         mask = np.array([e.attention_mask for e in enc], dtype=np.int64)
-        hidden = self.session.run(None, {"input_ids": ids, "attention_mask": mask,
-                                         "token_type_ids": np.zeros_like(ids)})[0]
+        with _NATIVE.running():
+            hidden = self.session.run(None, {"input_ids": ids, "attention_mask": mask,
+                                             "token_type_ids": np.zeros_like(ids)})[0]
         # Mean of the word pieces' last hidden states (padding masked out), then unit length: what
         # sentence-transformers' pooling and Normalize modules do for this model.
         m = mask[..., None].astype(np.float32)
         pooled = (hidden * m).sum(axis=1) / np.maximum(m.sum(axis=1), 1e-9)
         return pooled / np.maximum(np.linalg.norm(pooled, axis=1, keepdims=True), 1e-12)
+
+
+class _NativeCalls:
+    """ONNX Runtime must not be running when the process exits. Its C++ thread pool is destroyed then, and a
+    run still going on a daemon thread (the background embedding, which a closing service waits for only a
+    second) aborted the process: 'terminate called without an active exception', exit -6, when the app quit
+    during a batch on a loaded machine (CI). At exit, new runs are refused and the one going is waited for."""
+
+    def __init__(self) -> None:
+        self._cond = threading.Condition()
+        self._running = 0
+        self._exiting = False
+
+    @contextmanager
+    def running(self) -> Iterator[None]:
+        with self._cond:
+            if self._exiting:
+                raise EmbedderUnavailable("The offline model is not used while the program exits.")
+            self._running += 1
+        try:
+            yield
+        finally:
+            with self._cond:
+                self._running -= 1
+                self._cond.notify_all()
+
+    def drain(self, timeout: float = 120.0) -> bool:
+        """Refuse new runs and wait for those going (a batch: seconds on a busy machine); True when none is."""
+        with self._cond:
+            self._exiting = True
+            return self._cond.wait_for(lambda: self._running == 0, timeout)
+
+
+_NATIVE = _NativeCalls()
+atexit.register(_NATIVE.drain)  # atexit runs while daemon threads still do, before C++ static destructors
 
 
 def _load() -> _Runtime:
@@ -125,7 +163,8 @@ def _load() -> _Runtime:
         if runtime is None:
             if not installed():
                 raise EmbedderUnavailable("The offline model is not installed. " + _INSTALL_HINT)
-            runtime = _runtime[MODEL_NAME] = _Runtime()
+            with _NATIVE.running():
+                runtime = _runtime[MODEL_NAME] = _Runtime()
         return runtime  # type: ignore[return-value]
 
 
