@@ -16,6 +16,8 @@ from memory_curator.core.vault.settings import VaultSettings
 # Memories labelled under one hold of the vault's write lock: a save from another face (the app, the CLI, an
 # LLM client's server) waits for at most one batch, never for a whole run over 100,000 memories.
 BATCH = 200
+# Files written together (their fsyncs in flight at once): a waiting writer waits for at most one group.
+WRITE_GROUP = 64
 
 
 @dataclass(frozen=True)
@@ -114,9 +116,10 @@ class Labelling:
 
     def _classify(self, clf: classify.Classifier, ids: Sequence[str]) -> tuple[int, int]:
         """(memories labelled, files changed): all of ``ids``, or fewer when a writer of another face began to
-        wait for the lock (it goes next, not after the whole batch). The changed files are written together."""
-        changes = []
-        done = 0
+        wait for the lock (it goes next, not after the whole batch). Changed files are written ``WRITE_GROUP``
+        at a time, together."""
+        changes: list[tuple[MemoryItem, MemoryItem]] = []
+        done = changed = 0
         for mid in ids:
             done += 1
             current = self.memories.fresh(mid)  # as its file is now: another face may have changed it
@@ -124,11 +127,18 @@ class Labelling:
                 new = clf.label(current)
                 if new.extra != current.extra:
                     changes.append((current, new))
+            if len(changes) >= WRITE_GROUP:
+                changed += self._write(changes)
             if self.memories.write_lock.waited():
                 break
+        return done, changed + self._write(changes)
+
+    def _write(self, changes: list[tuple[MemoryItem, MemoryItem]]) -> int:
         if changes:
             self.memories.rewrite_many(changes)
-        return done, len(changes)
+        n = len(changes)
+        changes.clear()
+        return n
 
     def counts(self) -> dict[str, int]:
         """Label -> how many memories carry it (the browse facet)."""
