@@ -104,8 +104,12 @@ class _Runtime:
             for idx in batches:
                 run(idx)
         else:
-            for _ in pool.map(run, batches):
-                pass
+            try:
+                runs = [pool.submit(run, idx) for idx in batches]
+            except RuntimeError as exc:  # 'cannot schedule new futures after interpreter shutdown'
+                raise EmbedderUnavailable("The offline model is not used while the program exits.") from exc
+            for done in runs:
+                done.result()
         return out
 
     def _run(self, texts: list[str]):
