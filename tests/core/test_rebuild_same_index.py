@@ -105,6 +105,9 @@ def test_a_rebuild_makes_the_index_a_sync_makes(vault_dir, config, monkeypatch, 
         monkeypatch.setattr(bulk_read, "HELPER_MIN_FILES", 10 if helpers else 10**9)
         report = svc.rebuild_index(embed=False)
         rebuilt = _contents(svc)
+        # The rows were cleared with foreign keys unchecked; they are checked again, and nothing refers to a gap.
+        assert svc.store.conn.execute("PRAGMA foreign_keys").fetchone()[0] == 1
+        assert svc.store.conn.execute("PRAGMA foreign_key_check").fetchall() == []
     assert report.added == len(synced["memories"])
     for part, rows in synced.items():
         assert rebuilt[part] == rows, part

@@ -393,6 +393,5 @@ def _bulk_load(store: IndexStore, *, enabled: bool = True) -> Iterator[None]:
 def rebuild(store: IndexStore, vault: Vault, tracker: Tracker | None = None) -> SyncReport:
     """Drop every derived row and read the whole vault again."""
     with _bulk_load(store):  # from the start: emptying the tables then updates no index either
-        with store.transaction():
-            store.clear_all()
+        store.clear_all_at_once()
         return sync(store, vault, tracker, fresh=True)

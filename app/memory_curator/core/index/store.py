@@ -40,6 +40,11 @@ def parse_dt(value: str | None) -> datetime | None:
     return dt if dt.tzinfo else dt.replace(tzinfo=timezone.utc)
 
 
+# What json.dumps(value, ensure_ascii=False[, default=str]) writes, without a new encoder for every call.
+_JSON = json.JSONEncoder(ensure_ascii=False).encode
+_META_JSON = json.JSONEncoder(ensure_ascii=False, default=str).encode
+
+
 def _meta_json(item: MemoryItem) -> str:
     meta: dict[str, Any] = {}
     for key in _OPTIONAL:
@@ -47,7 +52,7 @@ def _meta_json(item: MemoryItem) -> str:
         if value in (None, (), {}, False):
             continue
         meta[key] = format_dt(value) if isinstance(value, datetime) else value
-    return json.dumps(meta, ensure_ascii=False, default=str)
+    return _META_JSON(meta)
 
 
 def _promoted(item: MemoryItem) -> tuple[Any, ...]:
@@ -81,7 +86,7 @@ def memory_row(item: MemoryItem, rel: str, mtime_ns: int, size: int) -> MemoryRo
     values = (
         item.title, item.category, rel, float(item.salience), format_dt(item.created_at),
         format_dt(item.updated_at), item.session_id, item.source,
-        json.dumps(list(item.keywords), ensure_ascii=False), item.content, _meta_json(item),
+        _JSON(list(item.keywords)), item.content, _meta_json(item),
         mtime_ns, size, *_promoted(item),
     )  # fmt: skip
     fts = fts_row(item.title, item.content, " ".join(item.keywords))
@@ -261,6 +266,18 @@ class IndexStore:
         self._touched()
         self.conn.execute("DELETE FROM vault_problems")
         self.vectors.clear()
+
+    def clear_all_at_once(self) -> None:
+        """``clear_all`` in a transaction of its own, with foreign keys unchecked meanwhile: every table that refers
+        to the memories is emptied in it too, and with them checked SQLite deleted row by row, looking up each
+        row's children (2.4 s of a 100k rebuild; 0.15 s as whole-table deletes). Outside a transaction only:
+        inside one the pragma does nothing (the clear is then checked, and slower)."""
+        self.conn.execute("PRAGMA foreign_keys = OFF")
+        try:
+            with self.transaction():
+                self.clear_all()
+        finally:
+            self.conn.execute("PRAGMA foreign_keys = ON")
 
     def row_to_item(self, row: Sequence[Any]) -> MemoryItem:
         meta = json.loads(row[12]) if row[12] else {}
