@@ -98,6 +98,8 @@ class MemoryItem:
 
     @property
     def memory_types(self) -> tuple[str, ...]:
+        if not self.typed:  # most memories (a rebuild asks every one)
+            return ()
         return tuple(kind for kind, keys in TYPED_FIELDS.items() if any(k in self.typed for k in keys))
 
 
