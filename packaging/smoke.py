@@ -25,6 +25,7 @@ import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import urllib.request
 from pathlib import Path
@@ -97,14 +98,26 @@ MCP_HANDSHAKE = [
 
 
 def mcp_tools(program: Path, env: dict[str, str], vault: Path) -> list[str]:
-    """The tool names the built MCP server lists over stdio; closing its input ends it."""
-    lines = "".join(json.dumps(m) + "\n" for m in MCP_HANDSHAKE)
-    result = subprocess.run([str(program), "--vault", str(vault), "--embedder", "none", "mcp"], input=lines,
-                            env=env, capture_output=True, text=True, timeout=TIMEOUT_S)
-    replies = {r.get("id"): r for r in map(json.loads, filter(None, result.stdout.splitlines()))}
-    if result.returncode != 0 or 2 not in replies:
-        raise SmokeFailure(f"the MCP server exited {result.returncode} without listing tools:\n{result.stderr}")
-    return [tool["name"] for tool in replies[2]["result"]["tools"]]
+    """The tool names the built MCP server lists over stdio. Its input stays open until the answer came, as a
+    client's does: closed at once, a server that started slowly (the frozen build at load 7) saw the end of its
+    input before it had answered and exited 0 without listing tools."""
+    server = subprocess.Popen([str(program), "--vault", str(vault), "--embedder", "none", "mcp"], env=env,
+                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    assert server.stdin is not None and server.stdout is not None
+    timer = threading.Timer(TIMEOUT_S, server.kill)
+    timer.start()
+    try:
+        server.stdin.write("".join(json.dumps(m) + "\n" for m in MCP_HANDSHAKE))
+        server.stdin.flush()
+        for line in server.stdout:
+            reply = json.loads(line) if line.strip() else {}
+            if reply.get("id") == 2:
+                return [tool["name"] for tool in reply["result"]["tools"]]
+    finally:
+        timer.cancel()
+        server.stdin.close()
+        server.wait(TIMEOUT_S)
+    raise SmokeFailure(f"the MCP server exited {server.returncode} without listing tools:\n{server.stderr.read()}")
 
 
 def http_api(program: Path, env: dict[str, str], vault: Path) -> tuple[float, dict]:
