@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from memory_curator.core.errors import StorageError, ValidationError
+from memory_curator.core.errors import MemoryNotFoundError, StorageError, ValidationError
 from memory_curator.core.ingest.notes import ROOT_CATEGORY, folder_category
 from memory_curator.core.service import MemoryService
 from memory_curator.core.vault.slug import WINDOWS_DEVICES, validate_category
@@ -545,3 +545,21 @@ def test_new_files_are_refused_before_one_the_vault_cannot_read(svc, vault_dir):
             svc.vault.write_new(batch)
         assert refused.value.code == "TOO_LONG"
     assert not list(vault_dir.rglob("*.md"))
+
+
+def test_a_missing_id_points_at_the_files_that_could_not_be_read(svc, vault_dir):
+    """A memory whose file a merge broke is not listed: pinning it by id says where to look, not only 'no memory'."""
+    saved = svc.save("A memory whose file will break.")
+    path = vault_dir / saved.file_path
+    text = path.read_text()
+    path.write_text(text.replace("---\n", "---\nbroken: [\n", 1))
+    svc.sync()
+    with pytest.raises(MemoryNotFoundError, match="1 file of this vault could not be read") as missing:
+        svc.pin(saved.id)
+    assert "Vault health" in str(missing.value) and missing.value.code == "NOT_FOUND"
+    path.write_text(text)
+    svc.sync()
+    assert svc.pin(saved.id).pinned
+    with pytest.raises(MemoryNotFoundError) as plain:
+        svc.pin("no-such-id")
+    assert str(plain.value) == "No memory with id 'no-such-id' in this vault."

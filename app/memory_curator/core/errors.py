@@ -28,8 +28,12 @@ class ValidationError(CuratorError):
 class MemoryNotFoundError(CuratorError):
     code = "NOT_FOUND"
 
-    def __init__(self, memory_id: str):
-        super().__init__(f"No memory with id {memory_id!r} in this vault.")
+    def __init__(self, memory_id: str, unreadable: int = 0):
+        # A memory whose file cannot be read (broken YAML from a merge, a file too large) is not listed: say so,
+        # so the user looks there rather than doubting the id.
+        hint = (f" {unreadable} file{'s' if unreadable != 1 else ''} of this vault could not be read and may hold it:"
+                " they are listed in Vault health (and by `memory-curator stats`)." if unreadable else "")
+        super().__init__(f"No memory with id {memory_id!r} in this vault.{hint}")
         self.memory_id = memory_id
 
 

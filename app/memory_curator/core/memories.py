@@ -100,7 +100,7 @@ class Memories:
     def require(self, memory_id: str) -> MemoryItem:
         item = self.fresh(memory_id)
         if item is None:
-            raise MemoryNotFoundError(memory_id)
+            raise MemoryNotFoundError(memory_id, unreadable=self.store.problem_count())
         return item
 
     def recall(self, memory_ids: Sequence[str], kind: str) -> None:

@@ -485,5 +485,8 @@ class IndexStore:
         return {r[0] for r in self.conn.execute(
             "SELECT file_path FROM vault_problems WHERE substr(file_path, 1, ?) = ?", (len(prefix), prefix))}
 
+    def problem_count(self) -> int:
+        return self.conn.execute("SELECT count(*) FROM vault_problems").fetchone()[0]
+
     def problems(self) -> list[VaultProblem]:
         return [VaultProblem(p, r) for p, r in self.conn.execute("SELECT file_path, reason FROM vault_problems ORDER BY 1")]

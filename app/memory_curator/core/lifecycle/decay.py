@@ -68,7 +68,7 @@ def unpin(store: IndexStore, vault: Vault, memory_id: str) -> MemoryItem:
 
 def _one(store: IndexStore, vault: Vault, memory_id: str, change) -> MemoryItem:
     if store.file_info(memory_id) is None:
-        raise MemoryNotFoundError(memory_id)
+        raise MemoryNotFoundError(memory_id, unreadable=store.problem_count())
     rewrite(store, vault, [memory_id], change)
     return store.get(memory_id)  # type: ignore[return-value]
 
