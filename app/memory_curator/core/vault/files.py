@@ -75,13 +75,14 @@ def make_folder(folder: Path) -> None:
         raise storage_error(folder, exc, "create the folder for") from exc
 
 
-def _written_temp(folder: Path, data: bytes) -> str:
+def _written_temp(folder: Path, data: bytes, *, sync: bool = True) -> str:
     fd, tmp = tempfile.mkstemp(dir=folder, prefix=TMP_PREFIX, suffix=TMP_SUFFIX)
     try:
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
+            if sync:
+                fh.flush()
+                os.fsync(fh.fileno())
     except BaseException:
         _unlink_quietly(tmp)
         raise
@@ -130,10 +131,7 @@ def atomic_write_many(files: Sequence[tuple[Path, str]]) -> None:
         for path, text in files:
             make_folder(path.parent)
             try:
-                fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=TMP_PREFIX, suffix=TMP_SUFFIX)
-                temps.append(tmp)
-                with os.fdopen(fd, "wb") as fh:
-                    fh.write(text.encode("utf-8"))
+                temps.append(_written_temp(path.parent, text.encode("utf-8"), sync=False))  # synced together below
             except OSError as exc:
                 raise storage_error(path, exc) from exc
         sync_together([Path(t) for t in temps], [str(path) for path, _ in files])

@@ -164,7 +164,7 @@ class Vault:
         if rel is None:
             return self.rel(atomic_create_text(self.new_path(item), _readable_size(encode_memory(item), item)))
         current = self.checked(rel)
-        previous = self._previous_text(current)
+        previous = self._previous_text(rel)
         text = _readable_size(encode_memory(item, previous), item)
         if item.category == self._category_of(rel, previous):
             atomic_write_text(current, text)
@@ -192,7 +192,7 @@ class Vault:
         together: list[tuple[Path, str]] = []
         for item, rel in items:
             current = self.checked(rel)
-            previous = self._previous_text(current)
+            previous = self._previous_text(rel)
             if item.category != self._category_of(rel, previous):
                 out.append(self.write(item, rel))
                 continue
@@ -201,11 +201,12 @@ class Vault:
         atomic_write_many(together)
         return out
 
-    def _previous_text(self, path: Path) -> str | None:
+    def _previous_text(self, rel: str) -> str | None:
+        """The text a rewrite keeps unknown keys' lines from, read as ``read`` reads (never through a link, never
+        a pipe, no more than the file's size): None when there is none to keep."""
         try:
-            with open(path, "rb") as fh:
-                return fh.read(MAX_FILE_BYTES + 1).decode("utf-8")
-        except (OSError, UnicodeDecodeError):
+            return self._read_bytes(rel)[0].decode("utf-8")
+        except (VaultFileError, UnicodeDecodeError):
             return None
 
     def _category_of(self, rel: str, text: str | None) -> str:
@@ -406,6 +407,8 @@ def _readable_size(text: str, item: MemoryItem) -> str:
     """``text`` if the vault will read it back. A file over MAX_FILE_BYTES is skipped on read (and reported), so
     writing one would make the memory vanish at the next open: a pin that adds a line to a file of exactly the
     limit did that (found by the vault fuzz)."""
+    if len(text) <= MAX_FILE_BYTES // 4:  # at most 4 bytes a character: nearly every memory, without encoding
+        return text
     size = len(text.encode("utf-8", "surrogatepass"))
     if size > MAX_FILE_BYTES:
         limit = MAX_FILE_BYTES // (1024 * 1024)
