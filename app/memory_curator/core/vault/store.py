@@ -412,10 +412,10 @@ def _readable_size(text: str, item: MemoryItem) -> str:
     size = len(text.encode("utf-8", "surrogatepass"))
     if size > MAX_FILE_BYTES:
         limit = MAX_FILE_BYTES // (1024 * 1024)
-        raise ValidationError(
-            f"The memory {item.title[:80]!r} would make a file of {size / (1024 * 1024):.2f} MiB; a vault file holds at "
-            f"most {limit} MiB (a larger one is not read back). Shorten its text, or import it as a document.",
-            field="content", code="TOO_LONG")
+        raise ValidationError(  # in bytes: a file just over the limit read '10.00 MiB; at most 10 MiB'
+            f"The memory {item.title[:80]!r} would make a file of {size:,} bytes; a vault file holds at most "
+            f"{MAX_FILE_BYTES:,} bytes ({limit} MiB; a larger one is not read back). Shorten its text, or import it "
+            "as a document.", field="content", code="TOO_LONG")
     return text
 
 
