@@ -255,6 +255,7 @@ def test_the_python_api_refuses_what_the_servers_refuse(tmp_path, values, code):
     with pytest.raises(ValidationError) as err:
         parse(inputs.Store, values)  # what HTTP and MCP check first: the same code
     assert err.value.code == code
+    assert "{" not in str(err.value)  # a message template's placeholder never reaches the user ('got {value!r}')
 
 
 def test_the_cli_refuses_text_that_is_not_utf8(tmp_path, capsys):

@@ -35,7 +35,8 @@ def _named(code: str, pattern: str, what: str):
 
     def check(value: str) -> str:
         if not compiled.match(value):
-            raise PydanticCustomError(code, "must be {what} (got {value!r})", {"what": what, "value": value})
+            # pydantic fills {name} from the context but knows no !r: the repr goes in as text
+            raise PydanticCustomError(code, "must be {what} (got {value})", {"what": what, "value": repr(value)})
         return value
 
     return AfterValidator(check)
