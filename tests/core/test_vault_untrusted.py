@@ -16,6 +16,7 @@ from memory_curator.core.service import MemoryService
 from memory_curator.core.vault.slug import WINDOWS_DEVICES, validate_category
 from memory_curator.core.vault.staging import StagedFiles
 from memory_curator.core.vault.store import MAX_FILE_BYTES
+from memory_curator.serving import calls
 
 posix_only = pytest.mark.skipif(sys.platform == "win32", reason="links and devices as on POSIX")
 
@@ -557,6 +558,9 @@ def test_a_missing_id_points_at_the_files_that_could_not_be_read(svc, vault_dir)
     with pytest.raises(MemoryNotFoundError, match="1 file of this vault could not be read") as missing:
         svc.pin(saved.id)
     assert "Vault health" in str(missing.value) and missing.value.code == "NOT_FOUND"
+    for by_face in (lambda: calls.owned(svc, saved.id, calls.Caller("http")), lambda: svc.supersede_chain(saved.id)):
+        with pytest.raises(MemoryNotFoundError, match="could not be read"):  # every not-found says it, HTTP's too
+            by_face()
     path.write_text(text)
     svc.sync()
     assert svc.pin(saved.id).pinned

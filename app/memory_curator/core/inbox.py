@@ -11,7 +11,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from memory_curator.core.errors import MemoryNotFoundError, ValidationError
+from memory_curator.core.errors import ValidationError
 from memory_curator.core.index import listing
 from memory_curator.core.lifecycle.review import SETTING, is_pending, mark_pending, without_review
 from memory_curator.core.memories import Memories, writes
@@ -71,7 +71,7 @@ class Inbox:
         for mid in ids:
             item = self.memories.fresh(mid)
             if item is None:
-                raise MemoryNotFoundError(mid)
+                raise self.memories.store.missing(mid)
             if not is_pending(item):
                 raise ValidationError(f"{item.title!r} is not in the inbox (already reviewed).", field="id")
             out[mid] = item
@@ -114,7 +114,7 @@ class Inbox:
         before = self._pending([memory_id])
         target = self.memories.fresh(into)
         if target is None:
-            raise MemoryNotFoundError(into)
+            raise self.memories.store.missing(into)
         incoming = before[memory_id]
         self.memories.update(into, content=f"{target.content}\n\n{incoming.content}",
                              keywords=[*target.keywords, *incoming.keywords])

@@ -18,7 +18,7 @@ from typing import Any
 from memory_curator.core import indexing
 from memory_curator.core.config import MemoryConfig
 from memory_curator.core.embedding import Embedding
-from memory_curator.core.errors import MemoryNotFoundError, StorageError, ValidationError
+from memory_curator.core.errors import StorageError, ValidationError
 from memory_curator.core.history import GitHistory
 from memory_curator.core.index.store import IndexStore
 from memory_curator.core.lifecycle import access
@@ -100,7 +100,7 @@ class Memories:
     def require(self, memory_id: str) -> MemoryItem:
         item = self.fresh(memory_id)
         if item is None:
-            raise MemoryNotFoundError(memory_id, unreadable=self.store.problem_count())
+            raise self.store.missing(memory_id)
         return item
 
     def recall(self, memory_ids: Sequence[str], kind: str) -> None:
@@ -254,7 +254,7 @@ class Memories:
                         break
             missing = [mid for mid in wanted if mid not in found]
             if missing and not missing_ok:
-                raise MemoryNotFoundError(missing[0])
+                raise self.store.missing(missing[0])
             for mid in found:
                 if self.store.file_info(mid) is not None:
                     raise ValidationError(f"A memory with id {mid!r} is already in the vault.", field="id")

@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-from memory_curator.core.errors import MemoryNotFoundError
 from memory_curator.core.history import Version, find_version
 from memory_curator.core.memories import Memories
 from memory_curator.core.model import MemoryItem
@@ -26,7 +25,7 @@ class Versions:
         memories = self._memories
         info = memories.store.file_info(memory_id)
         if info is None:
-            raise MemoryNotFoundError(memory_id)
+            raise memories.store.missing(memory_id)
         memories.commit_history(force=True)
         return memories.history.versions(info.file_path)
 

@@ -72,7 +72,7 @@ def owned(svc: MemoryService, memory_id: str, caller: Caller) -> MemoryItem:
     """The memory, when the caller may see it (its owner, or no owner); else NOT_FOUND or FORBIDDEN."""
     item = svc.get(memory_id, record_access=False)
     if item is None:
-        raise MemoryNotFoundError(memory_id)
+        raise svc.store.missing(memory_id)
     owner = owner_of(item)
     if owner is not None and owner != caller.user_id and not caller.vault_owner:
         raise Forbidden(f"Memory {memory_id!r} belongs to another user: pass its owner's user_id.")
@@ -111,7 +111,7 @@ def get(svc: MemoryService, inp: i.Get, caller: Caller) -> dict[str, Any]:
         raise Expired(inp.memory_id)
     item = svc.get(inp.memory_id)  # a recall, logged
     if item is None:
-        raise MemoryNotFoundError(inp.memory_id)
+        raise svc.store.missing(inp.memory_id)
     return memory_dict(item)
 
 

@@ -13,7 +13,7 @@ from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from memory_curator.core.errors import MemoryNotFoundError, ValidationError
+from memory_curator.core.errors import ValidationError
 from memory_curator.core.graph import retrieval
 from memory_curator.core.graph.corrections import FILE_NAME, Corrections, CorrectionsError, CorrectionsFile
 from memory_curator.core.graph.extract import fold
@@ -191,7 +191,7 @@ class EntityGraph:
         """(entity name, source) of what the memory mentions, hidden ones left out."""
         pk = self.store.pk_of(memory_id)
         if pk is None:
-            raise MemoryNotFoundError(memory_id, unreadable=self.store.problem_count())
+            raise self.store.missing(memory_id)
         fix = self.corrections
         out = {}
         for _pk, key, name, source in self.store.graph_rows.mentions_of([pk]):
@@ -207,7 +207,7 @@ class EntityGraph:
         hand, and the memories it shares an entity with (the rarer the entity, the closer), minus unlinks."""
         pk = self.store.pk_of(memory_id)
         if pk is None:
-            raise MemoryNotFoundError(memory_id, unreadable=self.store.problem_count())
+            raise self.store.missing(memory_id)
         fix = self.corrections
         gr = self.store.graph_rows
         found: list[tuple[int, int, str]] = gr.links_from([pk]) + gr.links_to([pk])
@@ -322,7 +322,7 @@ class EntityGraph:
         """Link two memories by hand (``linked=False``: keep a link the graph found from showing)."""
         for mid in (a, b):
             if self.store.pk_of(mid) is None:
-                raise MemoryNotFoundError(mid, unreadable=self.store.problem_count())
+                raise self.store.missing(mid)
         if a == b:
             raise ValidationError("A memory cannot be linked to itself.", field="target")
         self._change(lambda fix: fix.link(a, b, linked))

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from memory_curator.core.errors import Cancelled, MemoryNotFoundError, ValidationError
+from memory_curator.core.errors import Cancelled, ValidationError
 from memory_curator.core.graph import classify
 from memory_curator.core.memories import Memories
 from memory_curator.core.model import MemoryItem
@@ -95,7 +95,7 @@ class Labelling:
         if memory_ids is not None:  # an id that is not a memory is refused before anything is written
             unknown = next((mid for mid in ids if self.memories.store.file_info(mid) is None), None)
             if unknown is not None:
-                raise MemoryNotFoundError(unknown)
+                raise self.memories.store.missing(unknown)
         clf = self.classifier()  # one label set for the whole run, even if it is edited meanwhile
         tracker = Tracker(len(ids), progress, cancel)
         size = max(1, batch)

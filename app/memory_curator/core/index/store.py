@@ -11,6 +11,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from memory_curator.core.errors import MemoryNotFoundError
 from memory_curator.core.graph import extract
 from memory_curator.core.index import bulk, graph, migrations
 from memory_curator.core.index.db import Connection, connect
@@ -485,8 +486,11 @@ class IndexStore:
         return {r[0] for r in self.conn.execute(
             "SELECT file_path FROM vault_problems WHERE substr(file_path, 1, ?) = ?", (len(prefix), prefix))}
 
-    def problem_count(self) -> int:
-        return self.conn.execute("SELECT count(*) FROM vault_problems").fetchone()[0]
+    def missing(self, memory_id: str) -> MemoryNotFoundError:
+        """The error for an id the index does not hold, saying how many files could not be read: a memory whose
+        file a merge broke is not listed, and its id is then not found though its file is there."""
+        unreadable = self.conn.execute("SELECT count(*) FROM vault_problems").fetchone()[0]
+        return MemoryNotFoundError(memory_id, unreadable=unreadable)
 
     def problems(self) -> list[VaultProblem]:
         return [VaultProblem(p, r) for p, r in self.conn.execute("SELECT file_path, reason FROM vault_problems ORDER BY 1")]

@@ -15,7 +15,7 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
-from memory_curator.core.errors import MemoryNotFoundError, ValidationError
+from memory_curator.core.errors import ValidationError
 from memory_curator.core.index.store import IndexStore
 from memory_curator.core.lifecycle.decay import move_to_trash
 from memory_curator.core.lifecycle.grouping import MAX_GROUP, MIN_GROUP
@@ -62,7 +62,7 @@ def sources(store: IndexStore, ids: Sequence[str] | None, query: str | None, lim
         found = store.get_many(ids)
         for mid in ids:
             if mid not in found:
-                raise MemoryNotFoundError(mid)
+                raise store.missing(mid)
         return [found[mid] for mid in ids]
     _check_size(limit)
     items = search(query, limit)  # type: ignore[arg-type]
@@ -126,7 +126,7 @@ def undo(memories: Memories, summary_id: str) -> list[MemoryItem]:
     trash emptied) cannot, and is left out."""
     summary = memories.store.get(summary_id)
     if summary is None:
-        raise MemoryNotFoundError(summary_id)
+        raise memories.store.missing(summary_id)
     if not summary.consolidated_from:
         raise ValidationError(f"{summary.title!r} is not the summary of a consolidation.", field="id")
     kept = memories.store.get_many(summary.consolidated_from)

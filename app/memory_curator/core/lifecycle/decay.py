@@ -12,7 +12,7 @@ from dataclasses import replace
 from datetime import datetime, timedelta
 
 from memory_curator.core.config import MemoryConfig
-from memory_curator.core.errors import MemoryNotFoundError, ValidationError
+from memory_curator.core.errors import ValidationError
 from memory_curator.core.index import lifecycle as rows
 from memory_curator.core.index.store import IndexStore
 from memory_curator.core.lifecycle.rewrite import rewrite
@@ -68,7 +68,7 @@ def unpin(store: IndexStore, vault: Vault, memory_id: str) -> MemoryItem:
 
 def _one(store: IndexStore, vault: Vault, memory_id: str, change) -> MemoryItem:
     if store.file_info(memory_id) is None:
-        raise MemoryNotFoundError(memory_id, unreadable=store.problem_count())
+        raise store.missing(memory_id)
     rewrite(store, vault, [memory_id], change)
     return store.get(memory_id)  # type: ignore[return-value]
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from memory_curator.core.errors import MemoryNotFoundError, ValidationError
+from memory_curator.core.errors import ValidationError
 from memory_curator.core.index.store import IndexStore
 from memory_curator.core.lifecycle.rewrite import rewrite
 from memory_curator.core.model import MemoryItem
@@ -21,7 +21,7 @@ def supersede(store: IndexStore, vault: Vault, old_id: str, new_id: str) -> tupl
         raise ValidationError("A memory cannot supersede itself.", field="new_id")
     for mid in (old_id, new_id):
         if store.file_info(mid) is None:
-            raise MemoryNotFoundError(mid)
+            raise store.missing(mid)
     if old_id in {it.id for it in history(store, new_id)}:
         raise ValidationError(f"{new_id} is already older than {old_id} in its history: that would be a loop.",
                               field="new_id")
@@ -35,7 +35,7 @@ def unsupersede(store: IndexStore, vault: Vault, old_id: str) -> MemoryItem:
     """Undo a supersede: the memory shows in search again and the newer one forgets the link."""
     item = store.get(old_id)
     if item is None:
-        raise MemoryNotFoundError(old_id)
+        raise store.missing(old_id)
     newer = item.superseded_by
     with store.transaction():
         rewrite(store, vault, [old_id], lambda it: replace(it, superseded_by=None))
@@ -50,7 +50,7 @@ def history(store: IndexStore, memory_id: str) -> list[MemoryItem]:
     newer ones via ``superseded_by``). Memories no longer in the vault end the walk."""
     start = store.get(memory_id)
     if start is None:
-        raise MemoryNotFoundError(memory_id)
+        raise store.missing(memory_id)
     older: list[MemoryItem] = []
     seen = {start.id}
     frontier = list(start.supersedes)
