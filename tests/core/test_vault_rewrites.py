@@ -4,6 +4,7 @@ Issue #18 items 7, 8, 9."""
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 import string
@@ -266,3 +267,29 @@ def test_a_note_of_only_frontmatter_takes_a_salience_and_keywords(svc, vault_dir
     assert svc.get("stub").content == "" and svc.get("stub").pinned
     with pytest.raises(ValidationError):
         svc.update("stub", content="  ")  # what the caller gives is still checked
+
+
+def _umask() -> int:
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+@pytest.mark.skipif(os.name != "posix", reason="permission bits are POSIX")
+def test_files_get_the_umask_and_a_rewrite_keeps_the_permissions_the_user_set(svc, vault_dir):
+    """A new memory is created as any editor creates a file (0o666 less the umask): mkstemp's 0o600 hid the
+    files of a vault shared in a group folder from the group. A rewrite keeps what the user set."""
+    item = svc.save("Shared with the team.", category="context", title="Shared")
+    path = Path(item.file_path)
+    assert path.stat().st_mode & 0o777 == 0o666 & ~_umask()
+    path.chmod(0o640)
+    svc.pin(item.id)
+    assert path.stat().st_mode & 0o777 == 0o640
+    others = [svc.save(f"Note {i}.", category="context", title=f"Note {i}") for i in range(3)]
+    for o in others:
+        Path(o.file_path).chmod(0o604)
+    svc.memories.rewrite_many([(o, replace(o, extra={**o.extra, "labels": {"team": 1.0}, "labels_by": "user"}))
+                               for o in others])
+    assert {Path(o.file_path).stat().st_mode & 0o777 for o in others} == {0o604}
+    assert "team: 1.0" in Path(others[0].file_path).read_text(encoding="utf-8")
+    assert not [p for p in vault_dir.rglob("*") if p.name.startswith(".tmp-")]

@@ -36,8 +36,7 @@ def load_or_create_token(path: Path) -> str:
     if token is not None:
         return token
     token = secrets.token_urlsafe(32)
-    atomic_write_text(path, token + "\n")
-    os.chmod(path, 0o600)  # the token is a password
+    atomic_write_text(path, token + "\n", mode=0o600)  # the token is a password: private from its first byte
     return token
 
 

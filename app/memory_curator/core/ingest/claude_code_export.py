@@ -94,7 +94,6 @@ def _back_up(dest: Path, names: list[str]) -> Path:
 
 def _write(path: Path, text: str, report: ClaudeCodeExport) -> None:
     atomic_write_text(path, text)
-    path.chmod(0o644)
     report.files.append(path.name)
 
 

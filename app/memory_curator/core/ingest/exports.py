@@ -12,7 +12,6 @@ the vault codec, so the JSON and markdown exports accept exactly the same fields
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Iterable
 from dataclasses import MISSING, dataclass, field, fields
 from datetime import datetime
@@ -172,4 +171,3 @@ def _jsonable(value: Any) -> Any:
 
 def _write(path: Path, text: str) -> None:
     atomic_write_text(path, text)
-    os.chmod(path, 0o644)  # an export is for sharing: not private like the temp file it was written as

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import errno
 import os
+import secrets
 import shutil
 import stat
-import tempfile
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -75,10 +75,24 @@ def make_folder(folder: Path) -> None:
         raise storage_error(folder, exc, "create the folder for") from exc
 
 
-def _written_temp(folder: Path, data: bytes, *, sync: bool = True) -> str:
-    fd, tmp = tempfile.mkstemp(dir=folder, prefix=TMP_PREFIX, suffix=TMP_SUFFIX)
+_CREATE_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NO_FOLLOW | getattr(os, "O_BINARY", 0)
+NEW_FILE_MODE = 0o666  # less the umask, as every editor creates files: mkstemp's 0o600 hid files from the group
+
+
+def _written_temp(folder: Path, data: bytes, *, sync: bool = True, mode: int | None = None) -> str:
+    """``data`` in a new temp file in ``folder``, created with ``NEW_FILE_MODE`` less the umask, or with ``mode``
+    exactly (a rewrite keeps the file's mode; a token is private)."""
+    while True:
+        tmp = os.path.join(folder, f"{TMP_PREFIX}{secrets.token_hex(6)}{TMP_SUFFIX}")
+        try:
+            fd = os.open(tmp, _CREATE_FLAGS, NEW_FILE_MODE if mode is None else mode)
+            break
+        except FileExistsError:
+            continue
     try:
         with os.fdopen(fd, "wb") as fh:
+            if mode is not None:  # exact: the umask narrowed os.open's mode
+                os.fchmod(fd, mode) if hasattr(os, "fchmod") else os.chmod(tmp, mode)
             fh.write(data)
             if sync:
                 fh.flush()
@@ -89,10 +103,20 @@ def _written_temp(folder: Path, data: bytes, *, sync: bool = True) -> str:
     return tmp
 
 
-def atomic_write_text(path: Path, text: str) -> None:
+def _mode_of(path: Path) -> int | None:
+    """The permission bits of the regular file at ``path`` (a rewrite keeps them), else None."""
+    try:
+        st = os.lstat(path)
+    except OSError:
+        return None
+    return st.st_mode & 0o777 if stat.S_ISREG(st.st_mode) else None
+
+
+def atomic_write_text(path: Path, text: str, *, mode: int | None = None) -> None:
+    """``text`` at ``path``, whole or not at all; the file keeps its permissions, or gets ``mode`` when given."""
     make_folder(path.parent)
     try:
-        tmp = _written_temp(path.parent, text.encode("utf-8"))
+        tmp = _written_temp(path.parent, text.encode("utf-8"), mode=_mode_of(path) if mode is None else mode)
     except OSError as exc:
         raise storage_error(path, exc) from exc
     try:
@@ -131,7 +155,7 @@ def atomic_write_many(files: Sequence[tuple[Path, str]]) -> None:
         for path, text in files:
             make_folder(path.parent)
             try:
-                temps.append(_written_temp(path.parent, text.encode("utf-8"), sync=False))  # synced together below
+                temps.append(_written_temp(path.parent, text.encode("utf-8"), sync=False, mode=_mode_of(path)))  # synced together below
             except OSError as exc:
                 raise storage_error(path, exc) from exc
         sync_together([Path(t) for t in temps], [str(path) for path, _ in files])
