@@ -261,8 +261,10 @@ class VectorTable:
         half = arr.astype(np.float16)
         self.conn.execute(f"INSERT INTO {TABLE} (chunk_id, embedding) VALUES (?, ?)", (chunk_id, arr.tobytes()))
         self.conn.execute(f"INSERT OR REPLACE INTO {HALVES} (chunk_id, half) VALUES (?, ?)", (chunk_id, half.tobytes()))
-        self._deleted.discard(chunk_id)
-        self._inserted[chunk_id] = half  # the codes are made from the float16 copy, as on loading
+        if self._codes is not None:  # without codes in memory there is nothing to keep in step: the next
+            # search loads them from the table (a backfill of 1,000,000 vectors held 1.7 GB here)
+            self._deleted.discard(chunk_id)
+            self._inserted[chunk_id] = half  # the codes are made from the float16 copy, as on loading
         self._count_write()
 
     def delete(self, chunk_ids: Iterable[int]) -> None:
@@ -271,9 +273,10 @@ class VectorTable:
         rows = [(c,) for c in chunk_ids]
         for name in (TABLE, HALVES):
             self.conn.executemany(f"DELETE FROM {name} WHERE chunk_id = ?", rows)
-        for (c,) in rows:
-            self._inserted.pop(c, None)
-            self._deleted.add(c)
+        if self._codes is not None:
+            for (c,) in rows:
+                self._inserted.pop(c, None)
+                self._deleted.add(c)
         if rows:
             self._count_write()
 
