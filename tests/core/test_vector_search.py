@@ -81,6 +81,22 @@ def test_in_memory_codes_follow_inserts_deletes_and_rollbacks(table):
     assert table.count() == 499
 
 
+def test_writes_before_any_search_keep_nothing_pending_and_are_found(table):
+    """A backfill writes a whole vault's vectors on a connection that never searches (the embedding unit's):
+    with no codes in memory nothing is kept for them (1,000,000 vectors held 1.7 GB), and the first search
+    loads the codes from the table, writes and deletes included."""
+    x = _clustered(500, seed=8)
+    _fill(table, x)
+    table.delete([8])
+    table.insert(9999, -x[20])
+    assert table._codes is None and not table._inserted and not table._deleted
+    assert table.knn(-x[20], 1, exact=False)[0][0] == 9999
+    assert 8 not in [c for c, _ in table.knn(x[7], 5, exact=False)]
+    table.insert(10_000, -x[30])  # codes in memory now: they follow the write
+    assert table.knn(-x[30], 1, exact=False)[0][0] == 10_000
+    assert table.count() == 501
+
+
 def test_another_connection_writing_is_seen(table, tmp_path):
     x = _clustered(300, seed=3)
     _fill(table, x)
