@@ -102,6 +102,24 @@ def test_memories_without_vectors_are_embedded_in_the_background_on_open(vault_d
         assert svc.search("growing vegetables", mode="semantic")[0].memory.id in ids
 
 
+def test_memories_another_process_saved_without_vectors_are_embedded_at_the_next_poll(vault_dir, config,
+                                                                                        local_embedder):
+    """A process without an embedder (the CLI with --embedder none, the desktop app's jobs lane: an import)
+    saves while this one is open: its files and rows agree, so no sync runs, and the poll that notices the
+    index moved is what starts embedding them (they stayed keyword-only until the vault was opened again)."""
+    with MemoryService.open(vault_dir, embedder=local_embedder, config=config) as svc:
+        svc.save("warm up: the vault's model and vector table")
+        embedded(svc)
+        svc.poll_changes()  # the first poll's full scan: the next one is minutes away
+        with MemoryService.open(vault_dir, embedder="none", config=config, background=False) as other:
+            ids = [other.save(f"note {i} about pruning apple trees").id for i in range(3)]
+        assert svc.stats().unembedded_count == 3
+        assert svc.poll_changes().index_changed
+        embedded(svc)
+        assert svc.stats().unembedded_count == 0
+        assert svc.search("orchard care", mode="semantic")[0].memory.id in ids
+
+
 def test_a_call_cut_into_batches_side_by_side_gives_each_text_its_own_vector(local_embedder):
     """The batches of one call run on several threads at once and are put back in the caller's order: each
     vector is the one the text gets alone (texts of many lengths, so that sorting by length reorders them)."""

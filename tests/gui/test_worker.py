@@ -3,6 +3,7 @@ report progress and stop on cancel, errors arrive as values."""
 
 from __future__ import annotations
 
+import subprocess
 import sys
 import threading
 
@@ -93,6 +94,41 @@ def test_reads_are_answered_while_the_writer_is_busy(qtbot, engine):
     gate.set()
     with qtbot.waitSignal(long_write.done, timeout=10000):
         pass
+
+
+def test_a_job_runs_beside_the_writer_and_commits_its_changes_to_the_history(qtbot, engine, vault_dir):
+    """Imports and relabelling run on the jobs lane: an edit saved meanwhile is written at once (it waited for
+    the whole run when both shared the writer's thread), and the job's changes reach the vault's history when
+    it ends (nothing polls the jobs lane)."""
+    history = engine.run(lambda svc: svc.versions.enable())
+    with qtbot.waitSignal(history.done, timeout=20000):
+        pass
+    gate, threads = threading.Event(), {}
+
+    def job(svc):
+        threads["job"] = threading.get_ident()
+        assert gate.wait(60)
+        return svc.save("Written by the import.", title="Imported").id
+
+    running = engine.run(job, job=True)
+    save = engine.call("save", "Saved while the import runs.", title="Meanwhile")
+    with qtbot.waitSignal(save.done, timeout=20000):
+        pass
+    assert not running.finished and "job" in threads
+    writer = engine.run(lambda svc: threading.get_ident())
+    with qtbot.waitSignal(writer.done, timeout=20000) as on_writer:
+        pass
+    assert on_writer.args[0] != threads["job"]
+    gate.set()
+    with qtbot.waitSignal(running.done, timeout=20000) as done:
+        pass
+    count = engine.run(lambda svc: svc.get(done.args[0], record_access=False).title, read=True)
+    with qtbot.waitSignal(count.done, timeout=20000) as seen:
+        pass
+    assert seen.args == ["Imported"]
+    status = subprocess.run(["git", "status", "--porcelain"], cwd=vault_dir, capture_output=True, text=True)
+    log = subprocess.run(["git", "log", "--name-only", "--format="], cwd=vault_dir, capture_output=True, text=True)
+    assert status.stdout == "" and "imported.md" in log.stdout.lower()
 
 
 def test_emitting_signals_keeps_pythons_references():

@@ -98,8 +98,10 @@ class MemoryService:
 
     def poll_changes(self) -> ChangeReport:
         """Cheap check for changes by other processes and programs (every half second or so, on the service's
-        thread): syncs the index when files changed, and commits pending history."""
+        thread): syncs the index when files changed, embeds what others saved unembedded, commits history."""
         report = self._changes.poll()
+        if report.index_changed:  # another process (or the app's jobs lane) saved memories its embedder left
+            self.embedding.kick_if_missing()
         self.commit_history()
         return report
 
@@ -139,8 +141,7 @@ class MemoryService:
     def save_checked(self, content: str, category: str = "context", title: str | None = None,
                      keywords: Iterable[str] | None = None, session_id: str | None = None, source: str = "user",
                      salience: float | None = None, *, on_duplicate: str = "add", **fields: Any) -> dedup.SaveOutcome:
-        """Save with a near-duplicate check (cosine > ``config.dedup_threshold``): ``on_duplicate`` is
-        "add" (save anyway, still report), "skip" (keep the existing one) or "merge" (fold into it)."""
+        """Save unless near a duplicate (cosine > ``config.dedup_threshold``): ``on_duplicate`` add/skip/merge."""
         args = dict(content=content, category=category, title=title, keywords=keywords, session_id=session_id,
                     source=source, salience=salience, **fields)
         return dedup.save(self.memories, on_duplicate, dedup.probe(self.config, **args), args)
@@ -153,8 +154,7 @@ class MemoryService:
 
     def save_batch(self, items: Sequence[Mapping[str, Any]], *, mode: str = "rollback",
                    progress: ProgressFn | None = None, cancel: CancelToken | None = None) -> BatchResult:
-        """Save many memories: embedded in provider batches, written in one transaction. ``mode="rollback"``:
-        any invalid item fails the whole batch; ``"skip"``: invalid items are reported in ``errors``."""
+        """Many memories in one transaction; ``mode`` "rollback": an invalid item fails all; "skip": in ``errors``."""
         return BatchResult(*self.memories.create_many(items, mode, Tracker(0, progress, cancel)))
 
     def get(self, memory_id: str, *, record_access: bool = True) -> MemoryItem | None:

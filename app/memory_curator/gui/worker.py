@@ -4,7 +4,9 @@ uniform result/error signal back on the main thread.
 A request is a function of the service, run on a worker thread in submission order. Two lanes, each a
 thread with its own MemoryService (its own SQLite connection; WAL lets readers run beside a writer):
 changes and long operations go to the writer; searches, list pages and counts (``read=True``) go to the
-reader, so a search is answered while a 1,000-file import is running. Requests that share
+reader, so a search is answered while a 1,000-file import is running. Imports and relabelling
+(``job=True``) run on a third lane, opened at the first job, so an edit saved meanwhile waits for one file or
+batch (the cross-process write lock, handed over between them), not for the whole run. Requests that share
 a ``key`` (e.g. "search") supersede each other: an older one still queued is skipped and its result, if it
 was already running, is dropped, so a slow search never overwrites a newer one.
 """
@@ -105,7 +107,7 @@ class _Executor(QObject):
                 self.progressed.emit(rid, done, total, message)
 
         try:
-            if self.service is None and fn not in (_open_service, _open_reader, _close_service):
+            if self.service is None and fn not in (_open_service, _open_reader, _open_jobs, _close_service):
                 raise CuratorError("The vault is not open yet.")
             value = fn(self, _Context(progress, token))
             self.finished.emit(rid, True, value)
@@ -156,6 +158,35 @@ def _open_reader(executor: _Executor, ctx: _Context) -> MemoryService:
     return executor.service
 
 
+def _open_jobs(executor: _Executor, ctx: _Context) -> MemoryService:
+    """The jobs lane writes like another process of the same vault: it never embeds (what it writes is embedded
+    by the writer's background unit, which the writer's poll wakes) and commits the vault's history itself."""
+    engine = executor._engine
+    engine._writer_ready.wait()
+    if engine._writer.executor.service is None:
+        raise CuratorError("The vault could not be opened.")
+    executor.service = MemoryService.open(engine.spec["vault"], embedder="none", config=engine.spec["config"],
+                                          sync=False, background=False)
+    return executor.service
+
+
+def _committing(fn: Callable[[_Executor, _Context], Any]) -> Callable[[_Executor, _Context], Any]:
+    """A job whose changes go into the vault's history when it ends, cancelled or not: nothing polls the jobs
+    lane's service, whose pending history no other lane knows of."""
+
+    def job(executor: _Executor, ctx: _Context) -> Any:
+        try:
+            return fn(executor, ctx)
+        finally:
+            try:
+                if executor.service is not None:
+                    executor.service.commit_history(force=True)
+            except (CuratorError, OSError) as exc:  # the job's result stands; the next change commits again
+                log.warning("Could not commit the vault's history after a job: %s", exc)
+
+    return job
+
+
 def _close_service(executor: _Executor, ctx: _Context) -> None:
     try:
         executor.stop_polling()
@@ -203,6 +234,7 @@ class Engine(QObject):
         self._writer_ready = threading.Event()
         self._writer = _Lane(self, "memory-curator-engine")
         self._reader = _Lane(self, "memory-curator-reader")
+        self._jobs: _Lane | None = None  # opened at the first job
         self._writer.executor.changed_elsewhere.connect(self.changed_elsewhere)
         req = self._enqueue(_open_service, None, self._writer)
         self._enqueue(_open_reader, None, self._reader)
@@ -212,19 +244,20 @@ class Engine(QObject):
     # -- submitting -----------------------------------------------------------------------------------
 
     def call(self, method: str, *args: Any, key: str | None = None, long: bool = False, read: bool = False,
-             **kwargs: Any) -> Request:
+             job: bool = False, **kwargs: Any) -> Request:
         """``svc.<method>(*args, **kwargs)`` on the writer (the reader when ``read``: only for calls that
-        change nothing in the vault). ``long=True`` passes ``progress`` and ``cancel``."""
+        change nothing in the vault; the jobs lane when ``job``: long runs of small writes, see the module).
+        ``long=True`` passes ``progress`` and ``cancel``."""
 
         def fn(executor: _Executor, ctx: _Context) -> Any:
             if long:
                 kwargs.update(progress=ctx.progress, cancel=ctx.cancel)
             return getattr(executor.service, method)(*args, **kwargs)
 
-        return self._enqueue(fn, key, self._reader if read else self._writer)
+        return self._submit(fn, key, read, job)
 
     def run(self, fn: Callable[..., Any], *, key: str | None = None, long: bool = False,
-            read: bool = False) -> Request:
+            read: bool = False, job: bool = False) -> Request:
         """``fn(svc)`` on the worker (or ``fn(svc, progress, cancel)`` when ``long``): for a few calls that
         belong together, such as a page of rows and the total count."""
 
@@ -233,7 +266,15 @@ class Engine(QObject):
                 return fn(executor.service, ctx.progress, ctx.cancel)
             return fn(executor.service)
 
-        return self._enqueue(call, key, self._reader if read else self._writer)
+        return self._submit(call, key, read, job)
+
+    def _submit(self, fn: Callable[[_Executor, _Context], Any], key: str | None, read: bool, job: bool) -> Request:
+        if not job:
+            return self._enqueue(fn, key, self._reader if read else self._writer)
+        if self._jobs is None:
+            self._jobs = _Lane(self, "memory-curator-jobs")
+            self._enqueue(_open_jobs, None, self._jobs)
+        return self._enqueue(_committing(fn), key, self._jobs)
 
     def _enqueue(self, fn: Callable[..., Any], key: str | None, lane: _Lane) -> Request:
         req = Request(next(self._ids), key, self)
@@ -296,7 +337,7 @@ class Engine(QObject):
         embedding = self.embedding
         if embedding is not None:
             embedding.pause()  # stop the background round at once, before the close request is even reached
-        lanes = [lane for lane in (self._reader, self._writer) if lane.thread.isRunning()]
+        lanes = [lane for lane in (self._jobs, self._reader, self._writer) if lane and lane.thread.isRunning()]
         for lane in lanes:
             self._enqueue(_close_service, None, lane)
         deadline = time.monotonic() + timeout_ms / 1000

@@ -106,7 +106,7 @@ class ImportDialog(QDialog):
         self.details.clear()
         self.message.setText("Reading files…")
         self.cancel_button.setEnabled(True)
-        req = self.engine.call("import_paths", [str(p) for p in paths], category=category, long=True,
+        req = self.engine.call("import_paths", [str(p) for p in paths], category=category, long=True, job=True,
                                on_file=self.file_imported.emit, replace_edited=replace_edited)
         req.progress.connect(self._on_progress)
         req.done.connect(self._on_done)

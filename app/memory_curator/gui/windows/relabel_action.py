@@ -47,7 +47,7 @@ class RelabelAction:
         dialog.setAutoClose(False)
         batch = self.batch
         req = self.w.engine.run(lambda svc, progress, cancel: svc.graph.labels.classify(
-            progress=progress, cancel=cancel, batch=batch), long=True)
+            progress=progress, cancel=cancel, batch=batch), long=True, job=True)
         req.progress.connect(self._progress)
         dialog.canceled.connect(req.cancel)  # the dialog closes; the run stops after its batch and says so
         req.done.connect(self._done)
