@@ -33,7 +33,7 @@ from retrieval_metrics import score  # noqa: E402
 from timing import print_table  # noqa: E402
 
 from memory_curator.core.config import MemoryConfig  # noqa: E402
-from memory_curator.core.embed.local import LocalEmbedder  # noqa: E402
+from memory_curator.core.embed.local import DEFAULT, MODELS, LocalEmbedder  # noqa: E402
 from memory_curator.core.service import MemoryService  # noqa: E402
 from memory_curator.core.text.tokens import cjk_share  # noqa: E402
 
@@ -143,12 +143,13 @@ def main() -> None:
     ap.add_argument("--limit", type=int, default=400, help="how many manual pages (default 400)")
     ap.add_argument("--embedder", choices=("local", "none"), default="local")
     ap.add_argument("--vault", type=Path, help="keep the embedded vault here and reuse it on the next run")
+    ap.add_argument("--local-model", default=DEFAULT, choices=MODELS, help="the offline model")
     args = ap.parse_args()
     if not MAN_DIR.exists():
         sys.exit("Install the Japanese manual pages first: apt-get install manpages-ja")
     pages = load_pages(args.limit)
     print(f"{len(pages)} manual pages from {MAN_DIR} (Debian manpages-ja)")
-    emb = QueryCache(LocalEmbedder()) if args.embedder == "local" else None
+    emb = QueryCache(LocalEmbedder(model=args.local_model)) if args.embedder == "local" else None
     with tempfile.TemporaryDirectory() as tmp:
         vault = args.vault or Path(tmp) / "vault"
         svc = MemoryService.open(vault, embedder=emb or "none", config=CONFIG)

@@ -63,7 +63,7 @@ def load(data: Path) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
 
 
 def evaluate(memories: list[dict], queries: list[dict], embedder: Any = "local", modes: tuple[str, ...] = MODES,
-             groups: list[str] | None = None, workdir: Path | None = None) -> EvalResult:
+             groups: list[str] | None = None, workdir: Path | None = None, config: MemoryConfig = CONFIG) -> EvalResult:
     by_group: dict[str, list[dict]] = defaultdict(list)
     for m in memories:
         by_group[m["group"]].append(m)
@@ -71,7 +71,7 @@ def evaluate(memories: list[dict], queries: list[dict], embedder: Any = "local",
     result = EvalResult({m: ModeRun() for m in modes}, 0, 0.0)
     with tempfile.TemporaryDirectory(dir=workdir) as tmp:
         for group in wanted:
-            svc = MemoryService.open(Path(tmp) / group, embedder=embedder, config=CONFIG)
+            svc = MemoryService.open(Path(tmp) / group, embedder=embedder, config=config)
             items = [{"content": m["content"], "title": m["title"], "session_id": m["session_id"],
                       "keywords": m["keywords"], "category": "context", "source": "user"} for m in by_group[group]]
             t = time.perf_counter()
@@ -87,9 +87,9 @@ def evaluate(memories: list[dict], queries: list[dict], embedder: Any = "local",
                     base, _, g = mode.partition("@")
                     t = time.perf_counter()
                     if g:  # the service reads the leg's weight from its config
-                        svc.config = replace(CONFIG, graph_weight=float(g))
+                        svc.config = replace(config, graph_weight=float(g))
                     hits = svc.search(q["query"], limit=10, mode=base)
-                    svc.config = CONFIG
+                    svc.config = config
                     result.modes[mode].latencies_ms.append((time.perf_counter() - t) * 1000)
                     ranked = [to_dataset[h.memory.id] for h in hits]
                     result.modes[mode].runs.append((ranked, relevant, q["category_name"]))
@@ -122,11 +122,15 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--modes", default=",".join(MODES))
     ap.add_argument("--groups", help="comma-separated conversation groups (default: all)")
     ap.add_argument("--embedder", default="local", help="local | ollama | auto")
+    ap.add_argument("--local-model", default=CONFIG.local_model,
+                    help="the offline model: all-MiniLM-L6-v2-dynamic-int8 (default) or all-MiniLM-L6-v2")
     args = ap.parse_args(argv)
     memories, queries = load(args.data)
     modes = tuple(m for m in args.modes.split(",") if m)
     groups = args.groups.split(",") if args.groups else None
-    report(evaluate(memories, queries, args.embedder, modes, groups))
+    config = replace(CONFIG, local_model=args.local_model)
+    print(f"offline model: {config.local_model}")
+    report(evaluate(memories, queries, args.embedder, modes, groups, config=config))
     return 0
 
 

@@ -9,6 +9,9 @@
   the engine spends beyond the model, whatever else the cores are doing), and the range of both over the
   repeats at the end.
 
+``--models all-MiniLM-L6-v2,all-MiniLM-L6-v2-dynamic-int8`` runs each measurement for each offline model in
+turn (alternating, so both see the same moments of a shared machine) and ends with their ratio.
+
 What entity extraction costs on the way in is printed by ``bench/graph_bench.py``.
 """
 
@@ -27,7 +30,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 from bench_lifecycle import CONFIG, note  # noqa: E402
 from timing import print_load, print_table  # noqa: E402
 
-from memory_curator.core.embed.local import LocalEmbedder  # noqa: E402
+from memory_curator.core.embed.local import DEFAULT, LocalEmbedder  # noqa: E402
 from memory_curator.core.indexing import embedding_chunks  # noqa: E402
 from memory_curator.core.service import MemoryService  # noqa: E402
 
@@ -48,11 +51,13 @@ class Clock:
 
 
 RATIOS: dict[str, list[tuple[float, float]]] = {}
+TIMES: dict[str, list[tuple[float, float]]] = {}  # (wall, CPU) seconds of each run, by measurement and model
 
 
 def _ratio(name: str, done: tuple[float, float], model: tuple[float, float]) -> str:
     wall, cpu = done[0] / model[0], done[1] / model[1]
     RATIOS.setdefault(name, []).append((wall, cpu))
+    TIMES.setdefault(name, []).append(done)
     return f"{wall:.2f} x the model alone (CPU {cpu:.2f} x)"
 
 
@@ -77,8 +82,8 @@ def save_batch_rows(emb: LocalEmbedder, n: int, workdir: Path | None, rnd: rando
         done = clock.read()
         assert len(created) == n and svc.store.unembedded_count() == 0
         texts, model = _model_alone(svc, emb, created)
-    return [_line(f"save_batch {n} short memories, embedded", done[0], n, "memories", ">= 150/s",
-                  f"files + rows {written:.2f} s; " + _ratio("save_batch", done, model)),
+    return [_line(f"save_batch {n} short memories, embedded ({emb.model})", done[0], n, "memories", ">= 150/s",
+                  f"files + rows {written:.2f} s; " + _ratio(f"save_batch {emb.model}", done, model)),
             _line(f"  the model alone on the same {len(texts)} texts", model[0], len(texts), "texts", "ceiling")]
 
 
@@ -96,8 +101,8 @@ def pdf_rows(emb: LocalEmbedder, pages: int, workdir: Path | None, rnd: random.R
         ids = report.memory_ids
         assert ids and svc.store.unembedded_count() == 0, report
         texts, model = _model_alone(svc, emb, ids)
-    return [_line(f"import a {pages}-page PDF, embedded ({len(ids)} memories)", done[0], pages, "pages", "< 20 s",
-                  _ratio("PDF import", done, model)),
+    return [_line(f"import a {pages}-page PDF, embedded ({len(ids)} memories, {emb.model})", done[0], pages, "pages",
+                  "< 20 s", _ratio(f"PDF import {emb.model}", done, model)),
             _line(f"  the model alone on the same {len(texts)} chunks", model[0], len(texts), "chunks", "ceiling")]
 
 
@@ -107,21 +112,35 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--pages", type=int, default=100)
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--workdir", type=Path)
+    ap.add_argument("--models", default=DEFAULT, help="offline models, comma-separated, measured alternately")
     args = ap.parse_args(argv)
     print_load()
-    rnd = random.Random(5)
-    emb = LocalEmbedder()
-    emb.embed_documents(["warm up the model"])  # loading the model is not what is measured
+    embs = [LocalEmbedder(model=m) for m in args.models.split(",")]
+    for emb in embs:
+        emb.embed_documents(["warm up the model"])  # loading (and deriving) the model is not what is measured
     rows = []
     for r in range(args.repeat):
-        rows += save_batch_rows(emb, args.n, args.workdir, rnd, r)
-    for _ in range(args.repeat):
-        rows += pdf_rows(emb, args.pages, args.workdir, rnd)
+        for emb in embs:  # the same texts for each model
+            rows += save_batch_rows(emb, args.n, args.workdir, random.Random(5 + r), r)
+    for r in range(args.repeat):
+        for emb in embs:
+            rows += pdf_rows(emb, args.pages, args.workdir, random.Random(50 + r))
     print_table(rows)
     for name, ratios in RATIOS.items():
         walls, cpus = [w for w, _ in ratios], [c for _, c in ratios]
         print(f"{name} / the model alone over {len(ratios)} runs: wall {min(walls):.2f}-{max(walls):.2f} x, "
               f"CPU {min(cpus):.2f}-{max(cpus):.2f} x")
+    if len(embs) > 1:
+        base = embs[0].model
+        for name, times in TIMES.items():
+            what = name.rsplit(" ", 1)[0]
+            if name.endswith(base) or f"{what} {base}" not in TIMES:
+                continue
+            ref = TIMES[f"{what} {base}"]
+            speed = [(b[0] / t[0], b[1] / t[1]) for b, t in zip(ref, times, strict=True)]
+            print(f"{name} against {base}, run by run: faster by wall "
+                  f"{', '.join(f'{w:.2f}' for w, _ in speed)} x, CPU {', '.join(f'{c:.2f}' for _, c in speed)} x")
+    print_load()
     return 0
 
 

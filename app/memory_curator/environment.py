@@ -6,13 +6,14 @@ import os
 from dataclasses import replace
 from pathlib import Path
 
-from platformdirs import user_data_dir
+from platformdirs import user_cache_dir, user_data_dir
 
 from memory_curator.core.config import MemoryConfig
 
 APP_NAME = "memory-curator"
 VAULT_ENV = "MEMORY_CURATOR_VAULT"
 TIMEOUT_ENV = "MEMORY_CURATOR_OLLAMA_TIMEOUT"  # how long to wait for one Ollama request, in seconds
+LOCAL_MODEL_ENV = "MEMORY_CURATOR_LOCAL_MODEL"  # all-MiniLM-L6-v2: the offline model as it ships, not quantized
 
 
 def default_vault_dir() -> Path:
@@ -25,6 +26,11 @@ def default_vault_dir() -> Path:
 
 def config_from_env(base: MemoryConfig | None = None) -> MemoryConfig:
     config = base or MemoryConfig()
+    if config.model_cache_dir is None:  # the quantized offline model, derived once (XDG_CACHE_HOME on Linux)
+        config = replace(config, model_cache_dir=str(Path(user_cache_dir(APP_NAME, appauthor=False)) / "models"))
+    local_model = os.environ.get(LOCAL_MODEL_ENV)
+    if local_model:
+        config = replace(config, local_model=local_model)
     host = os.environ.get("OLLAMA_HOST")
     if host:  # as Ollama reads it: "127.0.0.1" means port 11434 (the engine normalises it)
         config = replace(config, ollama_host=host)

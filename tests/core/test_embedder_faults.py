@@ -180,7 +180,7 @@ def test_saves_and_searches_never_share_the_writers_ollama_client(vault_dir, oll
 
     before = open_clients()
     ollama_server.models.clear()  # `auto` probes Ollama, finds no model, and takes another
-    assert resolve.resolve("auto", None, ollama_config).key == "local:all-MiniLM-L6-v2"
+    assert resolve.resolve("auto", None, ollama_config).key == "local:all-MiniLM-L6-v2-dynamic-int8"
     with MemoryService.open(vault_dir, embedder="ollama", config=ollama_config) as svc:
         with pytest.raises(EmbedderUnavailable):
             svc.change_embedder("ollama", "bge-m3")  # not pulled: refused, its client released

@@ -83,19 +83,19 @@ def test_auto_picks_ollama_when_it_has_the_model_and_the_vault_remembers(vault_d
 def test_auto_picks_local_when_ollama_lacks_the_model(vault_dir, ollama_server, ollama_config):
     ollama_server.models.clear()
     with MemoryService.open(vault_dir, embedder="auto", config=ollama_config) as svc:
-        assert svc.embedder.key == "local:all-MiniLM-L6-v2"
+        assert svc.embedder.key == "local:all-MiniLM-L6-v2-dynamic-int8"
         svc.save(DOG)
-    assert _recorded(vault_dir).key == "local:all-MiniLM-L6-v2"
+    assert _recorded(vault_dir).key == "local:all-MiniLM-L6-v2-dynamic-int8"
     ollama_server.models.add("nomic-embed-text:latest")  # pulled later: the vault keeps its model
     with MemoryService.open(vault_dir, embedder="auto", config=ollama_config) as svc:
-        assert svc.embedder.key == "local:all-MiniLM-L6-v2"
+        assert svc.embedder.key == "local:all-MiniLM-L6-v2-dynamic-int8"
     assert not ollama_server.embed_inputs
 
 
 def test_auto_picks_local_when_ollama_is_down(vault_dir, ollama_server, ollama_config):
     ollama_server.stop()
     with MemoryService.open(vault_dir, embedder="auto", config=ollama_config) as svc:
-        assert svc.embedder.key == "local:all-MiniLM-L6-v2"
+        assert svc.embedder.key == "local:all-MiniLM-L6-v2-dynamic-int8"
 
 
 def test_auto_picks_none_without_ollama_or_the_offline_model(vault_dir, ollama_server, ollama_config, monkeypatch):

@@ -47,7 +47,7 @@ def test_vault_remembers_its_model_and_refuses_to_mix(vault_dir, config, local_e
     with MemoryService.open(vault_dir, embedder=local_embedder, config=config) as svc:
         svc.save("remember which model made me")
     with MemoryService.open(vault_dir, embedder="auto", config=config) as svc:
-        assert svc.embedder.key == "local:all-MiniLM-L6-v2"
+        assert svc.embedder.key == "local:all-MiniLM-L6-v2-dynamic-int8"
     with pytest.raises(ValidationError, match="explicitly"):
         MemoryService.open(vault_dir, embedder="ollama", config=config)
 

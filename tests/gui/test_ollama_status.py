@@ -101,7 +101,7 @@ def test_a_vault_with_another_model_offers_the_switch(harness, vault_dir, seeded
     answer_next_box(QMessageBox.StandardButton.Yes if switch else QMessageBox.StandardButton.No)
     w = harness.open(vault_dir, embedder=local_embedder)  # the vault opens either way
     harness.idle(timeout=60000)
-    expected = "local:all-MiniLM-L6-v2" if switch else "ollama:nomic-embed-text"
+    expected = "local:all-MiniLM-L6-v2-dynamic-int8" if switch else "ollama:nomic-embed-text"
     harness.qtbot.waitUntil(lambda: VaultSettings(vault_dir / ".memory-curator").embedding().key == expected,
                             timeout=60000)
     harness.idle(timeout=60000)

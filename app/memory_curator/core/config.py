@@ -22,6 +22,12 @@ class MemoryConfig:
     query_embed_wait_s: float = 3.0
     # Closing waits this long for the memories this process wrote to be embedded (the CLI: it exits next).
     embed_close_wait_s: float = 0.0
+    # The bundled offline model: its dynamically quantized derivation (about twice as fast) or the file as it
+    # ships, "all-MiniLM-L6-v2" (core/embed/local.py). A vault on the other one moves to it (re-embedded).
+    local_model: str = "all-MiniLM-L6-v2-dynamic-int8"
+    # Where the quantized model is kept once derived (the composition roots give the user's cache folder);
+    # None: derived in memory once per process.
+    model_cache_dir: str | None = None
 
     # Chunking (parent-child): tokens are words, or single CJK characters
     chunk_size: int = 512

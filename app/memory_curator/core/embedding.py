@@ -54,7 +54,23 @@ class Embedding:
         self._query_lock = threading.Lock()  # one query at a time reaches this embedder
         self._owed: set[int] = set()  # memories this process wrote that wait for vectors (see settle)
         self.unit: Backfill | None = None
+        self._move_to_bundled()
         self._start_unit()
+
+    def _move_to_bundled(self) -> None:
+        """A vault on one offline model opened with the other (the app's default moved from the shipped file
+        to its quantized derivation, or ``config.local_model`` says so): as a switch of model, its vectors are
+        dropped and vault.json names the model in use, so another process still on the old one stops embedding;
+        every memory is embedded again in the background and search answers by keyword meanwhile."""
+        emb, recorded = self.embedder, self.settings.embedding()
+        if emb is None or recorded is None or recorded.key == emb.key or not recorded.provider == emb.provider == "local":
+            return
+        log.info("This vault's vectors come from %s; embedding every memory again with %s.", recorded.key, emb.key)
+        dim = recorded.dim or emb.dimension()  # both offline models give 384: the model loads only if unrecorded
+        with self.store.transaction():  # the new key at once: a process still on the old model stops, never adds
+            self.store.drop_all_vectors()
+            self.store.vectors.create(emb.key, dim)
+        self.settings.set_embedding(EmbedderSpec(emb.provider, emb.model, dim))
 
     def _start_unit(self) -> None:
         if self.embedder is not None and self._index_path is not None:
@@ -298,8 +314,8 @@ class Embedding:
             close_embedder(self.embedder)
             self.embedder = None
             return False
-        default_model = self.config.ollama_model if provider == "ollama" else "all-MiniLM-L6-v2"
-        new = embed_resolve.build(EmbedderSpec(provider, model or default_model), self.config)
+        new = (embed_resolve.bundled(self.config) if provider == "local" and not model else
+               embed_resolve.build(EmbedderSpec(provider, model or self.config.ollama_model), self.config))
         try:
             status = new.status()
             if not status.available:
@@ -408,7 +424,8 @@ def choose(choice: str | Embedder, recorded: EmbedderSpec | None, config: Memory
     """The embedder to open a vault with: ``choice`` (a name, resolved, or an object), which must be the model
     the vault's vectors come from (``recorded``) when it has any."""
     chosen = embed_resolve.resolve(choice, recorded, config) if isinstance(choice, str) else choice
-    if chosen is not None and recorded is not None and chosen.key != recorded.key:
+    if chosen is not None and recorded is not None and chosen.key != recorded.key and not (
+            chosen.provider == recorded.provider == "local"):  # the offline models: the vault moves (Embedding)
         raise ValidationError(
             f"This vault's vectors come from {recorded.key}, not {chosen.key}. Open it with embedder 'auto', "
             "or change the model explicitly (Settings, or `memory-curator reindex --model`), which re-embeds "

@@ -113,10 +113,14 @@ def _mode_of(path: Path) -> int | None:
 
 
 def atomic_write_text(path: Path, text: str, *, mode: int | None = None) -> None:
-    """``text`` at ``path``, whole or not at all; the file keeps its permissions, or gets ``mode`` when given."""
+    atomic_write_bytes(path, text.encode("utf-8"), mode=mode)
+
+
+def atomic_write_bytes(path: Path, data: bytes, *, mode: int | None = None) -> None:
+    """``data`` at ``path``, whole or not at all; the file keeps its permissions, or gets ``mode`` when given."""
     make_folder(path.parent)
     try:
-        tmp = _written_temp(path.parent, text.encode("utf-8"), mode=_mode_of(path) if mode is None else mode)
+        tmp = _written_temp(path.parent, data, mode=_mode_of(path) if mode is None else mode)
     except OSError as exc:
         raise storage_error(path, exc) from exc
     try:
