@@ -21,7 +21,7 @@ only 0.698 / 0.480 -> 0.747 / 0.494 with neighbours. The weights below sit on a 
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -62,6 +62,60 @@ def context_pairs(neighbours: Mapping[int, Sequence[tuple[int, int]]], width: in
     return pairs
 
 
+class Fused(Mapping[int, Scored]):
+    """Every member's score and its parts as arrays in ``members`` order, read as pk -> Scored: a search
+    reads the arrays for all members and builds a Scored only for the hits it shows (one object per member
+    was a tenth of a keyword search)."""
+
+    def __init__(self, members: Sequence[int], score: np.ndarray, keyword: np.ndarray, semantic: np.ndarray,
+                 context: np.ndarray, cosine: np.ndarray):
+        self.members = list(members)
+        self.index = {pk: i for i, pk in enumerate(self.members)}
+        self.score, self.keyword, self.semantic, self.context, self.cosine = score, keyword, semantic, context, cosine
+
+    def __getitem__(self, pk: int) -> Scored:
+        i = self.index[pk]
+        cos = self.cosine[i]
+        return Scored(float(self.score[i]), float(self.keyword[i]), float(self.semantic[i]), float(self.context[i]),
+                      None if np.isnan(cos) else float(cos))
+
+    def __iter__(self) -> Iterator[int]:
+        return iter(self.members)
+
+    def __len__(self) -> int:
+        return len(self.members)
+
+
+class _Links:
+    """Each member's neighbours as slots: ``slots`` rows of (neighbour index, 1 / distance), padded with weight
+    0. A member has at most two neighbours on each side of it, so summing slot by slot is four vectorised
+    steps, where a segmented sum (``np.add.reduceat``) over the links cost 5x as much for vectors."""
+
+    def __init__(self, n: int, index: Mapping[int, int], pairs: Mapping[tuple[int, int], int]):
+        links = [(index[a], index[b], 1.0 / d) for (a, b), d in pairs.items() if a in index and b in index]
+        src = np.array([i for i, _j, _w in links] + [j for _i, j, _w in links], dtype=np.intp)
+        dst = np.array([j for _i, j, _w in links] + [i for i, _j, _w in links], dtype=np.intp)
+        near = np.array([w for *_, w in links] * 2, dtype=np.float32)
+        order = np.argsort(src, kind="stable")
+        src, dst, near = src[order], dst[order], near[order]
+        starts = np.flatnonzero(np.r_[True, src[1:] != src[:-1]]) if len(src) else src
+        counts = np.diff(np.r_[starts, len(src)])
+        slots = int(counts.max()) if len(counts) else 0
+        slot = np.arange(len(src)) - np.repeat(starts, counts)
+        self.nb = np.zeros((slots, n), dtype=np.intp)
+        self.w = np.zeros((slots, n), dtype=np.float32)
+        self.nb[slot, src] = dst
+        self.w[slot, src] = near
+
+    def lent(self, values: np.ndarray) -> np.ndarray:
+        """Per member, the sum of its neighbours' ``values`` divided by their distance."""
+        out = np.zeros_like(values)
+        shape = (-1, *([1] * (values.ndim - 1)))
+        for nb, w in zip(self.nb, self.w, strict=True):
+            out += w.reshape(shape) * values[nb]
+        return out
+
+
 def fuse(
     members: Sequence[int],
     bm25: Mapping[int, float],
@@ -72,32 +126,17 @@ def fuse(
     keyword_weight: float,
     semantic_weight: float,
     unreadable: Mapping[int, float] | None = None,
-) -> dict[int, Scored]:
+) -> Fused:
     """Scores for ``members`` (candidates and their neighbours). ``bm25``: positive keyword scores (higher is
     better); ``vectors``: each member's chunk vector nearest the query (unit length); ``pairs``: neighbours
     among the members and their distance; ``unreadable``: how far a member's vector is noise to the model
     (0..1), its keyword side standing in for that part."""
     n = len(members)
     index = {pk: i for i, pk in enumerate(members)}
-    links = [(index[a], index[b], 1.0 / d) for (a, b), d in pairs.items() if a in index and b in index]
-    src = np.array([i for i, j, _ in links] + [j for i, j, _ in links], dtype=np.intp)
-    dst = np.array([j for i, j, _ in links] + [i for i, j, _ in links], dtype=np.intp)
-    near = np.array([w for *_, w in links] * 2, dtype=np.float32)
-    order = np.argsort(src, kind="stable")
-    src, dst, near = src[order], dst[order], near[order]
-    starts = np.flatnonzero(np.r_[True, src[1:] != src[:-1]]) if len(src) else src
-
-    def lent(values: np.ndarray) -> np.ndarray:
-        """Per member, the sum of its neighbours' ``values`` divided by their distance (one vectorised sum
-        per member: ``np.add.at`` took 4 ms a query)."""
-        out = np.zeros_like(values)
-        if len(src):
-            weighted = near.reshape(-1, *([1] * (values.ndim - 1))) * values[dst]
-            out[src[starts]] = np.add.reduceat(weighted, starts, axis=0)
-        return out
+    links = _Links(n, index, pairs)
 
     own_k = np.array([bm25.get(pk, 0.0) for pk in members], dtype=np.float64)
-    ctx_k = own_k + KEYWORD_CONTEXT * lent(own_k.astype(np.float32))
+    ctx_k = own_k + KEYWORD_CONTEXT * links.lent(own_k.astype(np.float32))
     top_k = ctx_k.max() if n else 0.0
     kn, kn_own = (ctx_k / top_k, own_k / top_k) if top_k > 0 else (np.zeros(n), np.zeros(n))
 
@@ -110,7 +149,7 @@ def fuse(
         dim = len(q)
         own_v = np.zeros((n, dim), dtype=np.float32)  # float32 halves the cost of lending vectors
         own_v[has_vec] = np.stack([vectors[pk] for pk in members if pk in vectors])
-        ctx_v = own_v + VECTOR_CONTEXT * lent(own_v)
+        ctx_v = own_v + VECTOR_CONTEXT * links.lent(own_v)
         cos[has_vec] = _cosines(ctx_v[has_vec], q)
         cos_own[has_vec] = _cosines(own_v[has_vec], q)
         mu = float(mean @ q) if mean is not None else 0.0
@@ -124,11 +163,8 @@ def fuse(
     kc = keyword_weight * kn
     sc = semantic_weight * ((1.0 - u) * sn + u * kn)
     own = keyword_weight * kn_own + semantic_weight * ((1.0 - u) * sn_own + u * kn_own)
-    return {
-        pk: Scored(float(kc[i] + sc[i]), float(kc[i]), float(sc[i]), float(kc[i] + sc[i] - own[i]),
-                   None if np.isnan(cos[i]) else float(cos[i]))
-        for i, pk in enumerate(members)
-    }
+    total = kc + sc
+    return Fused(members, total, kc, sc, total - own, cos)
 
 
 def _cosines(m: np.ndarray, q: np.ndarray) -> np.ndarray:

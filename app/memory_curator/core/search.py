@@ -8,7 +8,9 @@ semantic as the cosine similarity between the query and the memory's context vec
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
+
+import numpy as np
 
 from memory_curator.core import blas, fusion
 from memory_curator.core.config import MemoryConfig
@@ -65,7 +67,7 @@ class _Candidate:
     chunk_snippet: str | None = None
     graph_rank: int | None = None
     fused: float = 0.0
-    extras: dict = field(default_factory=dict)
+    cosine: float | None = None  # the query's cosine with the memory's context vector (core/fusion.py)
 
 
 def keyword_ranked(store: IndexStore, terms: Sequence[str], filters: Filters, n: int) -> list[tuple[int, float]]:
@@ -250,6 +252,35 @@ def with_neighbours(store: IndexStore, pks: Sequence[int], filters: Filters,
     return [*pks, *(pk for pk in extra if pk in shown)], fusion.context_pairs(windows)
 
 
+def _ranked(cands: dict[int, _Candidate], scored: fusion.Fused, graph_side: dict[int, float], wk: float,
+            ws: float) -> list[_Candidate]:
+    """The candidates and neighbours that are results, best first. A result needs evidence of its own that
+    carries weight: a query word it holds, or a vector the model can read (not a semantic hit that the
+    query's language made worthless). A neighbour that only lends context is not a result of a keyword
+    search. Ties fall back to the better semantic rank, then the keyword rank, then the order found. Sorted
+    on arrays: an object per member cost more than the fusion."""
+    extra = [pk for pk in scored.members if pk not in cands]
+    pks = [*cands, *extra]
+    pos = np.fromiter((scored.index[pk] for pk in pks), dtype=np.intp, count=len(pks))
+    gc = np.fromiter((graph_side.get(pk, 0.0) for pk in pks), dtype=np.float64, count=len(pks))
+    fused = scored.score[pos] + gc
+    cosine = scored.cosine[pos]
+    never = 10**9
+    kw_rank = np.fromiter(((c.keyword_rank or never) for c in cands.values()), dtype=np.int64, count=len(cands))
+    sem_rank = np.fromiter(((c.semantic_rank or never) for c in cands.values()), dtype=np.int64, count=len(cands))
+    kw_rank, sem_rank = np.r_[kw_rank, np.full(len(extra), never)], np.r_[sem_rank, np.full(len(extra), never)]
+    keep = (gc > 0) | ((kw_rank < never) if wk > 0 else False) | ((~np.isnan(cosine)) if ws > 0 else False)
+    at = np.flatnonzero(keep)
+    at = at[np.lexsort((kw_rank[at], sem_rank[at], -fused[at]))]
+    out = []
+    for i in at.tolist():
+        c = cands.get(pks[i]) or _Candidate(pks[i])
+        c.fused = float(fused[i])
+        c.cosine = None if np.isnan(cosine[i]) else float(cosine[i])
+        out.append(c)
+    return out
+
+
 def run(
     store: IndexStore,
     query: str,
@@ -327,23 +358,10 @@ def _run(store: IndexStore, query: str, *, query_vec: Sequence[float] | None, em
         vectors, mean = store.vectors.memory_vectors(members, qv), store.vectors.mean()
     unreadable = unreadable_shares(store, members, embedder) if ws > 0 and wk > 0 else {}
     scored = fusion.fuse(members, bm25, vectors, qv, mean, pairs, wk, ws, unreadable)
-    for pk in members:
-        c = cands.setdefault(pk, _Candidate(pk))
-        c.fused = scored[pk].score + graph_side.get(pk, 0.0)
-        c.extras = {"scored": scored[pk], "gc": graph_side.get(pk, 0.0)}
+    ordered = _ranked(cands, scored, graph_side, wk, ws)
 
-    # A result needs evidence of its own that carries weight: a query word it holds, or a vector the model
-    # can read (not a semantic hit that the query's language made worthless). A neighbour that only lends
-    # context is not a result of a keyword search. Ties fall back to the better semantic rank, then the
-    # keyword rank.
-    ordered = sorted(
-        (c for c in cands.values()
-         if (wk > 0 and c.keyword_rank is not None) or (ws > 0 and c.extras["scored"].cosine is not None)
-         or c.extras["gc"] > 0),
-        key=lambda c: (-c.fused, c.semantic_rank or 10**9, c.keyword_rank or 10**9),
-    )
     def relevance(c: _Candidate) -> float:  # the score before the importance blend, 0..1
-        raw = (c.extras["scored"].cosine or 0.0) if mode_used == "semantic" else c.fused / (1.0 + wg)
+        raw = (c.cosine or 0.0) if mode_used == "semantic" else c.fused / (1.0 + wg)
         return min(1.0, max(0.0, raw))
 
     # The blend and the floor need every candidate's final score; otherwise only the shown ones are loaded.
@@ -351,7 +369,8 @@ def _run(store: IndexStore, query: str, *, query_vec: Sequence[float] | None, em
     ordered, items = _load_items(store, ordered, len(ordered) if whole else limit)
     iw = float(importance_weight)
     final = {c.pk: round((1.0 - iw) * relevance(c) + iw * items[c.pk].importance if c.pk in items
-                         else relevance(c), 6) for c in ordered}  # rounded as shown, so the floor cuts as seen
+                         else relevance(c), 6) for c in (ordered if whole else ordered[:limit])}
+    # (rounded as shown, so the floor cuts as seen)
     if iw > 0:
         ordered.sort(key=lambda c: -final[c.pk])  # stable: ties keep the relevance order
     if min_score > 0:
@@ -368,7 +387,7 @@ def _run(store: IndexStore, query: str, *, query_vec: Sequence[float] | None, em
     results = []
     for c in ordered[:limit]:
         item = items[c.pk]
-        sc: fusion.Scored = c.extras["scored"]
+        sc = scored[c.pk]
         score = final[c.pk]
         snippet = c.chunk_snippet if c.chunk_snippet and c.keyword_rank is None else best_snippet(item.content, terms)
         results.append(
@@ -392,7 +411,7 @@ def _run(store: IndexStore, query: str, *, query_vec: Sequence[float] | None, em
                     note=note,
                     context_contribution=sc.context,
                     graph_rank=c.graph_rank,
-                    graph_contribution=c.extras["gc"],
+                    graph_contribution=graph_side.get(c.pk, 0.0),
                     graph_weight=wg,
                     graph_note=graph.why.get(c.pk, "") if graph is not None and c.graph_rank else "",
                     best_possible=1.0 + wg if mode_used != "semantic" else 0.0,
