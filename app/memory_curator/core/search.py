@@ -7,7 +7,7 @@ semantic as the cosine similarity between the query and the memory's context vec
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -83,7 +83,7 @@ def keyword_ranked(store: IndexStore, terms: Sequence[str], filters: Filters, n:
     unknown = [t for t, known in zip(candidates, store.has_terms(candidates), strict=True) if not known]
     tried = tokens.fts_match(terms, unknown)
     ranked = _fts_ranked(store, tried, filters, n)
-    for wider in (tokens.fts_match(terms, terms), *tokens.stem_matches(terms)):
+    for wider in _wider_matches(terms):
         if len(ranked) >= n:
             break
         if wider is None or wider == tried:
@@ -92,6 +92,12 @@ def keyword_ranked(store: IndexStore, terms: Sequence[str], filters: Filters, n:
         more = _fts_ranked(store, wider, filters, n)
         ranked += [(pk, r) for pk, r in more if pk not in seen][: n - len(ranked)]
     return ranked
+
+
+def _wider_matches(terms: list[str]) -> Iterator[str | None]:
+    """keyword_ranked's fallback rounds, made only when one is needed (most searches fill up at once)."""
+    yield tokens.fts_match(terms, terms)
+    yield from tokens.stem_matches(terms)
 
 
 def _fts_ranked(store: IndexStore, match: str | None, filters: Filters, n: int) -> list[tuple[int, float]]:
