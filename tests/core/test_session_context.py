@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 
 from embed_helpers import embedded
 from memory_curator.core import fusion
+from memory_curator.core.index.filters import Filters
 from memory_curator.core.index.neighbours import session_neighbours
 
 
@@ -38,6 +39,23 @@ def test_neighbours_follow_the_time_a_memory_was_made_not_the_save_order(svc):
     pk = svc.store.pk_of
     found = session_neighbours(svc.store, [pk(middle.id)], 1)
     assert sorted(found[pk(middle.id)], key=lambda x: x[1]) == [(pk(early.id), -1), (pk(late.id), 1)]
+
+
+def test_neighbours_the_filters_hide_are_left_out_but_keep_their_place(svc):
+    turns = _batch(svc, [f"turn {i}" for i in range(5)])
+    hidden = turns[1]
+    svc.update(hidden.id, category="decisions")
+    pk = {it.id: svc.store.pk_of(it.id) for it in turns}
+    middle = pk[turns[2].id]
+    only_context = Filters(category="context")
+    found = session_neighbours(svc.store, [middle], 2, only_context)
+    # turn 1 is hidden, and turn 0 stays two places away: offsets count the hidden memory
+    assert sorted(found[middle], key=lambda x: x[1]) == [(pk[turns[0].id], -2), (pk[turns[3].id], 1),
+                                                         (pk[turns[4].id], 2)]
+    # a hidden memory that is itself a candidate keeps its place in the other's window
+    both = session_neighbours(svc.store, [middle, pk[hidden.id]], 2, only_context)
+    assert (pk[hidden.id], -1) in both[middle]
+    assert (pk[hidden.id], -1) in session_neighbours(svc.store, [middle], 2)[middle]  # no filters: all
 
 
 def test_a_reply_is_lifted_by_the_question_before_it(svc):

@@ -250,12 +250,10 @@ def validate(mode: str, sort_by: str, limit: int, keyword_weight: float, max_lim
 def with_neighbours(store: IndexStore, pks: Sequence[int], filters: Filters,
                     ) -> tuple[list[int], dict[tuple[int, int], int]]:
     """``pks`` and their visible session neighbours, with the distances between them (core/fusion.py)."""
-    windows = session_neighbours(store, pks, fusion.CONTEXT_WIDTH)
+    windows = session_neighbours(store, pks, fusion.CONTEXT_WIDTH, filters)
     known = set(pks)
-    extra = list(dict.fromkeys(nb for w in windows.values() for nb, _ in w if nb not in known))
-    shown = known | search_rows.passing_pks(store, extra, filters)
-    windows = {pk: [(nb, off) for nb, off in w if nb in shown] for pk, w in windows.items()}
-    return [*pks, *(pk for pk in extra if pk in shown)], fusion.context_pairs(windows)
+    extra = dict.fromkeys(nb for w in windows.values() for nb, _ in w if nb not in known)
+    return [*pks, *extra], fusion.context_pairs(windows)
 
 
 def _ranked(cands: dict[int, _Candidate], scored: fusion.Fused, graph_side: dict[int, float], wk: float,
