@@ -108,6 +108,25 @@ def test_another_connection_writing_is_seen(table, tmp_path):
     assert 1 not in [c for c, _ in table.knn(x[0], 5, exact=False)]
 
 
+def test_the_count_comes_from_the_codes_after_other_connections_write(table, tmp_path):
+    """Counting the table reads every stored vector: with the codes in memory the count comes from them, kept
+    in step with another connection's writes, whether they touch vectors or not."""
+    x = _clustered(300, seed=9)
+    _fill(table, x)
+    table.knn(x[0], 1, exact=False)  # the codes are in memory now
+    with _elsewhere(tmp_path) as other:
+        other.conn.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('other', 'row')")
+    statements: list[str] = []
+    table.conn.set_trace_callback(statements.append)
+    assert table.count() == 300
+    with _elsewhere(tmp_path) as other:
+        other.insert(7000, -x[0])
+        other.delete([1, 2])
+    assert table.count() == 299
+    table.conn.set_trace_callback(None)
+    assert not [s for s in statements if f"COUNT(*) FROM {vectors.TABLE}" in s]
+
+
 def test_vectors_stored_before_the_codes_existed_are_backfilled(table):
     x = _clustered(200, seed=4)
     _fill(table, x)
