@@ -23,3 +23,22 @@ def test_list_sorts_both_ways_and_filters_by_keyword(svc):
     assert svc.count(keyword="ui") == 2
     assert svc.count(keyword="nope") == 0
     assert ids(keyword="ui", limit=1, offset=1, order_by="title") == [c.id]
+
+
+def test_a_list_page_in_any_sort_order_is_read_from_an_index(svc):
+    """At 1,000,000 memories a page sorted without an index read and sorted the whole table, for every page;
+    the page's pks come from an index in each order the memory list offers (no temporary sort)."""
+    for i in range(30):
+        svc.save(f"text {i}", title=f"Title {i % 7}", salience=(i % 10) / 10)
+    statements: list[str] = []
+    conn = svc.store.conn
+    conn.set_trace_callback(statements.append)
+    for order_by in ("updated", "title", "salience"):
+        for descending in (True, False):
+            assert len(svc.list_memories(order_by=order_by, descending=descending, limit=5, offset=10)) == 5
+    conn.set_trace_callback(None)
+    page_queries = [s for s in statements if s.startswith("SELECT m.pk FROM")]
+    assert len(page_queries) == 6
+    for sql in page_queries:
+        plan = " ".join(row[3] for row in conn.execute("EXPLAIN QUERY PLAN " + sql))
+        assert "TEMP B-TREE" not in plan and "COVERING INDEX" in plan, (sql, plan)
