@@ -228,4 +228,6 @@ def test_memory_vectors_are_each_memorys_chunk_nearest_the_query(svc):
         svc.store.set_chunks(svc.store.pk_of(b.id), [(0, 0, 3, "z")], [e[2]], "h")
     got = svc.store.vectors.memory_vectors([svc.store.pk_of(a.id), svc.store.pk_of(b.id)], e[1] + 0.1 * e[0])
     assert np.allclose(got[svc.store.pk_of(a.id)], e[1]) and np.allclose(got[svc.store.pk_of(b.id)], e[2])
+    tied = svc.store.vectors.memory_vectors([svc.store.pk_of(a.id)], e[3])  # both chunks as far: the first
+    assert np.allclose(tied[svc.store.pk_of(a.id)], e[0])
     assert svc.store.vectors.memory_vectors([999], e[0]) == {}

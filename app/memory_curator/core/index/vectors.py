@@ -392,13 +392,13 @@ class VectorTable:
             return {}
         mat = np.frombuffer(b"".join(blobs), dtype=np.float16).reshape(len(pks), dim).astype(np.float32)
         sims = mat @ q
-        best: dict[int, int] = {}
-        for row, pk in enumerate(pks):
-            if not np.isfinite(sims[row]):
-                continue  # a stored NaN vector: no similarity to give
-            if pk not in best or sims[row] > sims[best[pk]]:
-                best[pk] = row
-        return {pk: mat[row] for pk, row in best.items()}
+        keep = np.flatnonzero(np.isfinite(sims))  # a stored NaN vector has no similarity to give
+        if len(set(pks)) < len(pks):  # a memory of several chunks: the one nearest the query (the first on ties)
+            owner = np.asarray(pks)[keep]
+            order = np.lexsort((keep, -sims[keep], owner))
+            keep, owner = keep[order], owner[order]
+            keep = keep[np.r_[True, owner[1:] != owner[:-1]]]
+        return {pks[row]: mat[row] for row in keep.tolist()}  # on arrays: a loop over the rows cost as much as the read
 
     def mean(self) -> np.ndarray | None:
         """The mean of the stored vectors (from up to ``MEAN_SAMPLE`` of them, spread over the chunk ids):
