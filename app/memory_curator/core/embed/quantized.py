@@ -11,12 +11,12 @@ Derived once into the user's cache folder (``MemoryConfig.model_cache_dir``), wr
 holding the source file's sha256, ONNX Runtime's version and the recipe below, so a file derived from another
 source, by another ONNX Runtime or by other steps is never used. The steps give the same bytes every time (two
 derivations compared). Without a cache folder, or when it cannot be written, the model is derived in memory
-for the process (about 4 s once).
+for the process (about 4 s once). The packaged app carries it, derived when it was built (packaging/bundle.py),
+so it neither derives nor needs ``onnx``.
 """
 
 from __future__ import annotations
 
-import importlib.metadata
 import importlib.util
 import logging
 import tempfile
@@ -29,20 +29,27 @@ log = logging.getLogger(__name__)
 
 # Bump when the steps of ``_derive`` change: files derived by the old steps are then never used.
 RECIPE = "dq8pc1"
+PREBUILT = Path(__file__).with_name("minilm")  # where a packaged app carries the model derived at build time
 
 
-def available() -> bool:
-    """Whether this install can derive the model (``onnx``, which quantize_dynamic reads and writes with)."""
-    return all(importlib.util.find_spec(m) is not None for m in ("onnx", "onnxruntime"))
+def available(source_sha256: str) -> bool:
+    """Whether this install has the model or can derive it (``onnx``, which quantize_dynamic reads and writes
+    with). Call only when onnxruntime is installed."""
+    return (PREBUILT / cached_name(source_sha256)).is_file() or importlib.util.find_spec("onnx") is not None
 
 
 def cached_name(source_sha256: str) -> str:
-    return f"all-MiniLM-L6-v2-{source_sha256[:16]}-ort{importlib.metadata.version('onnxruntime')}-{RECIPE}.onnx"
+    import onnxruntime  # noqa: PLC0415 - optional dependency; its version is in the name (a frozen app has no metadata)
+
+    return f"all-MiniLM-L6-v2-{source_sha256[:16]}-ort{onnxruntime.__version__}-{RECIPE}.onnx"
 
 
 def model(source: Path, source_sha256: str, cache_dir: Path | None) -> str | bytes:
     """The derived model: its cached file's path, or its bytes when it cannot be kept on disk. ``source`` must
     already be checked against ``source_sha256``. Raises what deriving raises (the caller falls back)."""
+    prebuilt = PREBUILT / cached_name(source_sha256)
+    if prebuilt.is_file():
+        return str(prebuilt)
     path = cache_dir / cached_name(source_sha256) if cache_dir is not None else None
     if path is not None and path.is_file():
         return str(path)
