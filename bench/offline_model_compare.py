@@ -74,9 +74,9 @@ class TorchMiniLM:
 def embedder(path: str):
     if path == "torch":
         return TorchMiniLM()
-    from memory_curator.core.embed.local import LocalEmbedder  # noqa: PLC0415 - the app's path since the switch
+    from memory_curator.core.embed.local import EXACT, LocalEmbedder  # noqa: PLC0415 - the app's path since the switch
 
-    return LocalEmbedder()
+    return LocalEmbedder(model=EXACT)  # the shipped file as it is: what torch's vectors are compared with
 
 
 def first_vector(path: str) -> None:
