@@ -45,6 +45,14 @@ def test_index_stems_are_the_stems_not_among_the_words(words):
     assert set(stems) == set(finnish.snowball_stems(words).values()) - set(words)
 
 
+@given(st.text(alphabet=st.characters(max_codepoint=127)) | st.text(alphabet="aZ_9 .-\täöÅ東")
+       | st.text())
+def test_letter_words_are_the_pattern_s_runs_of_letters(text):
+    """ASCII text is split through a byte table (a rebuild's shortcut); every text splits as the pattern does."""
+    for t in (text, text.lower()):
+        assert tokens.letter_words(t) == tokens._LETTERS.findall(t)
+
+
 def test_a_memory_stores_stems_only_for_words_of_letters():
     row = tokens.fts_row("Tietokannan varmuus", "sqlite3 tietokantaan 検索する haun", "muistit")
     assert row[:3] == ("Tietokannan varmuus", "sqlite3 tietokantaan  検索 する  haun", "muistit")

@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 
 from memory_curator.core.errors import ValidationError
 from memory_curator.core.graph import corrections as corr
+from memory_curator.core.graph import names as name_finder
 from memory_curator.core.graph.extract import fold, wikilinks
 from memory_curator.core.graph.names import names
 from memory_curator.core.index.filters import Filters
@@ -44,6 +45,21 @@ def test_wikilinks_with_labels_and_headings():
     assert wikilinks("a [[Target]] b [[Other|shown]] c [[Page#Section|x]] [[]]") == [
         ("Target", None), ("Other", "shown"), ("Page", "x")]
     assert fold("  Ada   LOVELACE. ") == "ada lovelace"
+
+
+# Text shaped like memories: words, capitals, accents, code, links, headings, list items, digits, punctuation.
+_PIECES = st.sampled_from(["word", "Word", "SQLite", "NASA", "äiti", "Åsa", "`Code`", "```\nFenced X\n```", "[[Link]]",
+                           "https://x.org/A", "](Url)", "# Heading", "\n- item", "\n", " ", ".", ":", "2025", "_", "'s"])
+
+
+@given(st.lists(_PIECES | st.text(max_size=8), max_size=30).map("".join))
+def test_the_lower_case_shortcut_skips_only_text_without_names(text):
+    """``lower_ascii`` lets a rebuild skip the heuristic: it must hold only where the heuristic's own first step
+    (a capital in the plain text) would have found nothing."""
+    for t in (text, text.lower(), text.encode("ascii", "ignore").decode()):
+        if name_finder.lower_ascii(t):
+            assert not name_finder._UPPER.search(name_finder.plain(t))
+            assert names(t) == []
 
 
 def _prf(lang):

@@ -17,6 +17,8 @@ from memory_curator.core.text import finnish, japanese
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff66-\uff9f]+")
 _WORD = re.compile(r"\w+", re.UNICODE)
 _LETTERS = re.compile(r"[^\W\d_]+")  # words without digits or underscores: what a stemmer can read
+# _LETTERS on ASCII text as a byte table: letters kept, every other byte a space to split at.
+_ASCII_LETTERS = bytes(b if chr(b).isalpha() else 32 for b in range(128)) + b" " * 128
 # Queries are natural language: these words carry no topic and, OR-ed together, would match everything.
 STOPWORDS = frozenset(
     """a about above after again against all am an and any are as at be because been before being below
@@ -53,10 +55,18 @@ def fts_row(title: str, content: str, keywords: str) -> tuple[str, str, str, str
     Finnish (Snowball) stems of its words, which only the stem round of a search reads."""
     texts = (index_text(title), index_text(content), index_text(keywords))
     joined = unicodedata.normalize("NFKC", " ".join(texts)).lower()
-    letters = _LETTERS.findall(joined)
+    letters = letter_words(joined)
     if has_cjk(joined):
         letters = [w for w in letters if not has_cjk(w)]
     return (*texts, finnish.index_stems(letters))
+
+
+def letter_words(text: str) -> list[str]:
+    """The runs of letters in ``text`` (no digits, no underscores), in order. ASCII text is split through a byte
+    table, a third of the pattern's time (the pattern was a fifth of reading a file in a rebuild)."""
+    if text.isascii():
+        return text.encode("ascii").translate(_ASCII_LETTERS).decode("ascii").split()
+    return _LETTERS.findall(text)
 
 
 def words(text: str) -> list[str]:
