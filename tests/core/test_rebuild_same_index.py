@@ -6,6 +6,7 @@ so every shortcut it takes is held against the road of a sync that reads one cha
 
 from __future__ import annotations
 
+import gc
 import os
 from pathlib import Path
 
@@ -129,6 +130,21 @@ def test_a_cancelled_rebuild_leaves_every_index_of_the_schema(vault_dir, config)
         with pytest.raises(Cancelled):
             svc.rebuild_index(embed=False, progress=lambda *_: token.cancel(), cancel=token)
         assert _schema(svc) == schema
+
+
+def test_the_collector_runs_less_often_during_a_rebuild_and_as_before_after_it(vault_dir, config):
+    before = gc.get_threshold()
+    seen = []
+    with MemoryService.open(vault_dir, embedder="none", config=config) as svc:
+        for i in range(3):
+            svc.save(f"note {i}", category="decisions")
+        svc.rebuild_index(embed=False, progress=lambda *_: seen.append(gc.get_threshold()))
+        assert gc.get_threshold() == before
+        token = CancelToken()
+        with pytest.raises(Cancelled):
+            svc.rebuild_index(embed=False, progress=lambda *_: token.cancel(), cancel=token)
+    assert gc.get_threshold() == before
+    assert (50_000, *before[1:]) in seen
 
 
 def test_indexes_a_killed_rebuild_dropped_are_made_when_the_vault_is_next_opened(vault_dir, config):
