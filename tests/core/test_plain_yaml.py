@@ -7,10 +7,13 @@ from datetime import datetime, timezone
 
 import pytest
 import yaml
+from hypothesis import given
+from hypothesis import strategies as st
 
 from memory_curator.core.model import MemoryItem
 from memory_curator.core.vault import plain_yaml
 from memory_curator.core.vault.codec import encode_memory
+from memory_curator.core.vault.yaml_handler import HANDLER, FrontmatterError
 
 TRICKY = [
     "plain", "two words", "Caroline (1:56 pm on 8 May, 2023)", "yes", "No", "on", "OFF", "null", "~", "true",
@@ -77,3 +80,32 @@ def test_the_apps_own_frontmatter_takes_the_fast_path():
                                    "k: |\n  text\n", "k: [a, b]\n", "k: v\n  continued\n", "true: 1\n"])
 def test_unsure_cases_go_to_yaml(block):
     assert plain_yaml.load(block) is None
+
+
+_LINE = st.sampled_from(["k: v", "k:", "k: ", "k:v", "k:: v", ":", "a_1: 2", "1a: x", "Ä: x", "k : v", "- item", "-  x",
+                         "- ", "-", "  - x", "k: []", "k: {}", "k: [ ]", "", "\r", "k: v\r", "- a\r", "x: 'q'", "é: 1"])
+
+
+@given(st.lists(_LINE | st.text(alphabet="ak:- \r'\"#[]{}1", max_size=8), max_size=12).map("\n".join))
+def test_agrees_with_yaml_on_any_lines(block):
+    got = plain_yaml.load(block)
+    if got is not None:
+        assert got == (yaml.safe_load(block) or {})  # blank lines only: no keys (YAML says None)
+
+
+_PIECE = st.sampled_from(["---", "---\n", "\n---", "\n---\n", "--- \t", "---\r\n", "\r\n---\r\n", "\n----\n", "\n--- x\n",
+                          "\n", "a", " ", "\r", "-", "\n-- -\n", "k: v"])
+
+
+@given(st.lists(_PIECE | st.text(alphabet="-\n\r \ta", max_size=6), max_size=14).map("".join))
+def test_the_header_splits_where_python_frontmatter_splits_it(text):
+    """The closing line is looked for line by line (a rebuild's shortcut), not by the pattern at every character."""
+    if not HANDLER.detect(text):
+        return
+    try:
+        _, want_block, want_body = HANDLER.FM_BOUNDARY.split(text, 2)
+    except ValueError:
+        with pytest.raises(FrontmatterError):
+            HANDLER.split(text)
+    else:
+        assert HANDLER.split(text) == (want_block, want_body)
