@@ -21,9 +21,8 @@ import subprocess
 import sys
 import threading
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
 from pathlib import Path
-from typing import BinaryIO
+from typing import BinaryIO, NamedTuple
 
 from memory_curator.core.errors import ConflictedFile, VaultFileError
 from memory_curator.core.index.store import MemoryRow, memory_row
@@ -36,8 +35,7 @@ CHUNK = 1000  # files per hand-over: the writer waits for one chunk at the start
 MAX_HELPERS = 3  # with more, the writer is what the rebuild waits for
 
 
-@dataclass(frozen=True)
-class FileRow:
+class FileRow(NamedTuple):  # not a dataclass: a rebuild makes one per file on both sides of the pipe
     rel: str
     row: MemoryRow | None  # None when the file could not be used
     problem: str | None = None  # with a row: a file in conflict, the row being this machine's side

@@ -355,11 +355,15 @@ def _insert_all(store: IndexStore, vault: Vault, stats: Sequence[FileStat], seen
             with store.transaction():
                 rows: dict[str, MemoryRow] = {}  # written together, once the chunk's ids are settled
                 for f in part:
-                    displaced: list[tuple[str, str]] = []
-                    problem = f.problem if f.row is None else _claim_id(store, seen_ids, f.row.id,
-                                                                        Claim.of_row(f.row, f.rel), displaced, rows)
-                    report.problems.extend(displaced)
-                    report.added -= len(displaced)
+                    if f.row is None:
+                        problem = f.problem
+                    elif seen_ids.setdefault(f.row.id, f.rel) == f.rel:
+                        problem = None  # the id's first file: nothing to settle (a claim is made only when it is not)
+                    else:
+                        displaced: list[tuple[str, str]] = []
+                        problem = _claim_id(store, seen_ids, f.row.id, Claim.of_row(f.row, f.rel), displaced, rows)
+                        report.problems.extend(displaced)
+                        report.added -= len(displaced)
                     if problem:
                         store.set_problem(f.rel, problem)
                         report.problems.append((f.rel, problem))

@@ -67,8 +67,13 @@ def index_stems(words: Iterable[str]) -> str:
     """The full-text index's stem column: the distinct Snowball stems of ``words`` that are not among the words
     themselves (those are in the text columns already), space-separated in a stable order (a rebuild's helper
     process must make the same row as this one)."""
-    distinct = _stemmed(words)
-    return " ".join(sorted(set(map(_cache.__getitem__, distinct)).difference(distinct)))
+    distinct = set(words)
+    stems = set(map(_cache.get, distinct))  # one look-up per word when all are known (a rebuild: nearly always)
+    if None in stems:
+        _stemmed(distinct)
+        stems = set(map(_cache.__getitem__, distinct))
+    stems -= distinct
+    return " ".join(sorted(stems))
 
 
 def prefix_stem(word: str) -> str:
