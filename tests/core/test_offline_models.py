@@ -166,3 +166,19 @@ def test_the_composition_roots_keep_the_model_in_the_users_cache(tmp_path, monke
     assert config.local_model == QUANTIZED
     monkeypatch.setenv("MEMORY_CURATOR_LOCAL_MODEL", EXACT)
     assert config_from_env().local_model == EXACT
+
+
+def test_an_offline_model_chosen_by_name_is_kept(vault_dir, config, local_embedder):
+    """`reindex --model local:all-MiniLM-L6-v2` is a person's choice: the next open keeps it (and its vectors)
+    instead of moving the vault to the default; switching back without a name follows the default again."""
+    with MemoryService.open(vault_dir, embedder="auto", config=config, background=False) as svc:
+        svc.save(NOTES[0])
+        assert svc.change_embedder("local", EXACT) == 1
+        assert svc.store.vectors.model == "local:all-MiniLM-L6-v2"
+    with MemoryService.open(vault_dir, embedder="auto", config=config, background=False) as svc:
+        assert svc.embedder.key == "local:all-MiniLM-L6-v2"
+        assert svc.store.vectors.count() == 1 and svc.store.unembedded_count() == 0
+        assert svc.search("which database holds the embeddings", mode="semantic")[0].memory.content == NOTES[0]
+        assert svc.change_embedder("local") == 1  # by provider only: the model the app runs
+    with MemoryService.open(vault_dir, embedder="local", config=config, background=False) as svc:
+        assert svc.embedder.key == "local:all-MiniLM-L6-v2-dynamic-int8" and svc.store.unembedded_count() == 0

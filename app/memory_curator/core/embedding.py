@@ -33,6 +33,9 @@ from memory_curator.core.vault.settings import VaultSettings
 log = logging.getLogger(__name__)
 
 OFF = EmbedProgress("off", message="keyword only — no embedder")
+# vault.json: the offline model a person chose for this vault by name (``switch("local", MODEL)``), which the
+# vault keeps instead of following the one the process runs by default.
+CHOSEN_LOCAL_MODEL = "local_model_chosen"
 
 
 class QueryTooSlow(EmbedderUnavailable):
@@ -61,9 +64,14 @@ class Embedding:
         """A vault on one offline model opened with the other (the app's default moved from the shipped file
         to its quantized derivation, or ``config.local_model`` says so): as a switch of model, its vectors are
         dropped and vault.json names the model in use, so another process still on the old one stops embedding;
-        every memory is embedded again in the background and search answers by keyword meanwhile."""
+        every memory is embedded again in the background and search answers by keyword meanwhile. A vault
+        switched to an offline model by name (``memory-curator reindex --model local:all-MiniLM-L6-v2``) keeps it."""
         emb, recorded = self.embedder, self.settings.embedding()
         if emb is None or recorded is None or recorded.key == emb.key or not recorded.provider == emb.provider == "local":
+            return
+        if self.settings.get(CHOSEN_LOCAL_MODEL) == recorded.model:
+            close_embedder(emb)
+            self.embedder = embed_resolve.build(recorded, self.config)
             return
         log.info("This vault's vectors come from %s; embedding every memory again with %s.", recorded.key, emb.key)
         dim = recorded.dim or emb.dimension()  # both offline models give 384: the model loads only if unrecorded
@@ -329,6 +337,8 @@ class Embedding:
             self.store.drop_all_vectors()
             self.store.vectors.create(new.key, dim)
         self.settings.set_embedding(EmbedderSpec(new.provider, new.model, dim))
+        if self.settings.get(CHOSEN_LOCAL_MODEL) or (provider == "local" and model):
+            self.settings.set(CHOSEN_LOCAL_MODEL, new.model if provider == "local" and model else None)
         close_embedder(self.embedder)
         self.embedder = new
         self.up()
