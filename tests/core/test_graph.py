@@ -4,11 +4,13 @@ survive a rebuild, the graph leg of hybrid search, query expansion and the actor
 from __future__ import annotations
 
 import json
+import re
+import unicodedata
 from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from memory_curator.core.errors import ValidationError
@@ -60,6 +62,18 @@ def test_the_lower_case_shortcut_skips_only_text_without_names(text):
         if name_finder.lower_ascii(t):
             assert not name_finder._UPPER.search(name_finder.plain(t))
             assert names(t) == []
+
+
+@given(st.lists(st.sampled_from(["Ada", "b", " ", "  ", ".", "("])).map("".join)
+       | st.lists(st.sampled_from(["Ada", "b", " ", "  ", ".", "\t", "\n", "Å", "\u00a0", "ﬁ", "\x1f"])).map("".join)
+       | st.text(alphabet=st.characters(max_codepoint=127)) | st.text())
+@example("Ada  Lovelace")
+@example("Ada\tLovelace")
+@example("ﬁle  x")
+def test_folding_ascii_names_by_the_shortcut_folds_as_the_normalisation_does(name):
+    """Plain ASCII names skip NFKC and the white-space pattern (a rebuild's shortcut): the same key either way."""
+    want = re.sub(r"\s+", " ", unicodedata.normalize("NFKC", name).casefold()).strip(" \t.,;:!?'\"’“”()[]{}")
+    assert fold.__wrapped__(name) == want
 
 
 def _prf(lang):

@@ -2,13 +2,19 @@
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 
 import pytest
 
 from memory_curator.core.errors import ValidationError
 from memory_curator.core.model import MemoryItem
-from memory_curator.core.vault.codec import FrontmatterError, decode_memory, encode_memory, split_frontmatter
+from memory_curator.core.vault.codec import (
+    FrontmatterError,
+    decode_memory,
+    encode_memory,
+    format_dt,
+    split_frontmatter,
+)
 from memory_curator.core.vault.slug import slugify, validate_category
 
 T = datetime(2025, 11, 25, 14, 30, tzinfo=timezone.utc)
@@ -113,3 +119,9 @@ def test_bad_categories_are_refused(bad):
 
 def test_category_is_normalised():
     assert validate_category(" Decisions ") == "decisions"
+
+
+def test_times_are_written_in_utc_whatever_zone_they_come_in():
+    assert format_dt(datetime(2025, 1, 2, 3, 4, 5, tzinfo=timezone.utc)) == "2025-01-02T03:04:05Z"
+    assert format_dt(datetime(2025, 1, 2, 3, 4, 5, tzinfo=timezone(timedelta(hours=2)))) == "2025-01-02T01:04:05Z"
+    assert format_dt(datetime(1, 1, 1, 0, 0, tzinfo=timezone.utc)) == "0001-01-01T00:00:00Z"

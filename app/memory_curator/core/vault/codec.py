@@ -77,7 +77,7 @@ def parse_datetime(value: Any, key: str) -> datetime | None:
 def format_dt(dt: datetime | None) -> str | None:
     if dt is None:
         return None
-    u = dt.astimezone(timezone.utc)
+    u = dt if dt.tzinfo is timezone.utc else dt.astimezone(timezone.utc)  # most are UTC already (as read)
     # Not strftime: its %Y gives '1' for the year 1, which nothing reads back as a date.
     return f"{u.year:04d}-{u.month:02d}-{u.day:02d}T{u.hour:02d}:{u.minute:02d}:{u.second:02d}Z"
 
