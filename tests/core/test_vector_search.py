@@ -173,6 +173,18 @@ def test_a_connection_behind_the_journal_or_after_a_clear_loads_again(table, tmp
     assert [c for c, _ in table.knn(x[7], 5, exact=False)] == [1]
 
 
+def test_a_connection_keeps_writing_after_another_cleared_the_vectors(table, tmp_path):
+    """A rebuild on the service's connection clears the vectors while the background unit's connection has
+    written some: its next write must land (the journal was dropped under it: 'no such table', embedding off)."""
+    x = _clustered(20, seed=5)
+    _fill(table, x[:10])
+    with _elsewhere(tmp_path) as other:
+        other.clear()
+    _fill(table, x[10:], start=11)
+    assert table.count() == 10
+    assert table.knn(x[12], 1, exact=False)[0][0] == 13
+
+
 def test_vectors_stored_before_the_codes_existed_are_backfilled(table):
     x = _clustered(200, seed=4)
     _fill(table, x)

@@ -281,7 +281,10 @@ class VectorTable:
             for name in (TABLE, HALVES):
                 self.conn.execute(f"DELETE FROM {name}")
             self.conn.execute(f"DROP TABLE IF EXISTS {BITS}")
-            self.conn.execute(f"DROP TABLE IF EXISTS {JOURNAL}")
+            # Emptied, not dropped: another connection (the background unit's) that made the journal keeps
+            # writing to it after a rebuild ('no such table' disabled embedding), and its seq never goes back.
+            self._ensure_journal()
+            self.conn.execute(f"DELETE FROM {JOURNAL}")
             self._new_epoch()
             self._count_write()  # other processes' copies (codes, mean) are stale now
         self.forget()
