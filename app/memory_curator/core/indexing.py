@@ -306,8 +306,12 @@ def sync(store: IndexStore, vault: Vault, tracker: Tracker | None = None, *, fre
     stale_problems = [p for p in known_problems if p not in on_disk]
     if tracker is not None:
         tracker.total = len(changed) + len(gone)
-    unchanged = set(on_disk).difference(changed)
-    seen_ids = {f.id: rel for rel, f in indexed.items() if rel in unchanged}
+    seen_ids: dict[str, str] = {}
+    if changed:  # the ids the changed files may not take; with nothing changed (most syncs) not built at all:
+        # at 1,000,000 files these two were a fifth of a sync's memory
+        unchanged = set(on_disk).difference(changed)
+        seen_ids = {f.id: rel for rel, f in indexed.items() if rel in unchanged}
+        del unchanged
     if len(changed) > READ_AHEAD_MIN:
         threading.Thread(target=_read_ahead, args=(vault, changed), daemon=True, name="vault-read-ahead").start()
     if fresh:

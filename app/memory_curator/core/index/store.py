@@ -95,7 +95,7 @@ def memory_row(item: MemoryItem, rel: str, mtime_ns: int, size: int) -> MemoryRo
     return MemoryRow(item.id, values, fts, tuple(extract.mentions(item)), tuple(extract.edges(item, rel)))
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)  # a sync holds one per memory: 1,000,000 of them
 class IndexedFile:
     pk: int
     id: str

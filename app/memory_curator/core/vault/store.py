@@ -42,7 +42,7 @@ _PLAIN_REL = re.compile(r"(?!\.\.?(?:/|$))[^/\\\x00]+(?:/(?!\.\.?(?:/|$))[^/\\\x
 _GITIGNORE = "# Derived state: rebuilt from the markdown files.\nindex.db\nindex.db-*\n.memory-curator/*.lock\n"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)  # a sync holds one per file: 1,000,000 of them
 class FileStat:
     rel: str  # posix path relative to the vault root
     mtime_ns: int
