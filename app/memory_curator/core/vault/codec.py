@@ -128,7 +128,7 @@ def decode_memory(
     """Parse a vault file. Files without frontmatter are adopted with defaults (nothing is written).
     ``default_id`` may be a function: it is called only for a file without an id."""
     meta, body = split_frontmatter(text)
-    meta = dict(meta or {})
+    meta = {} if meta is None else meta  # a new dict from the loader: taken apart here
     body = normalize_content(body)
     now = file_time or utcnow()
     try:
@@ -140,7 +140,7 @@ def decode_memory(
         if provenance is not None and not isinstance(provenance, dict):
             raise FrontmatterError("provenance must be a mapping")
         category = meta.pop("category", None)
-        item = MemoryItem(
+        common = dict(
             id=mid,
             content=body,
             title=_title(meta.pop("title", None), body, fallback_title),
@@ -150,7 +150,12 @@ def decode_memory(
             session_id=_opt_str(meta.pop("session_id", None)),
             source=str(meta.pop("source", None) or "user"),
             keywords=_strs(meta.pop("keywords", None), "keywords"),
-            salience=_float(meta.pop("salience", None), "salience", 0.8),  # type: ignore[arg-type]
+            salience=_float(meta.pop("salience", None), "salience", 0.8),
+        )
+        if not meta and provenance is None:  # the app's usual file: every optional field as MemoryItem's default
+            return MemoryItem(**common)  # (a rebuild reads 100,000 of them: 14 look-ups and calls less each)
+        item = MemoryItem(
+            **common,
             summary=_opt_str(meta.pop("summary", None)),
             expires_at=parse_datetime(meta.pop("expires_at", None), "expires_at"),
             raw_expires_at=parse_datetime(meta.pop("raw_expires_at", None), "raw_expires_at"),
