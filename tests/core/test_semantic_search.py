@@ -120,16 +120,6 @@ def test_memories_another_process_saved_without_vectors_are_embedded_at_the_next
         assert svc.search("orchard care", mode="semantic")[0].memory.id in ids
 
 
-def test_searching_before_any_memory_is_embedded_says_how_they_get_embedded(vault_dir, config, local_embedder):
-    """The warning fits every face: a command-line process may exit before its background unit embeds
-    anything, so it names the command that embeds now, not only the app's status bar."""
-    with MemoryService.open(vault_dir, embedder="none", config=config) as svc:
-        svc.save("note about gardening tomatoes")
-    with MemoryService.open(vault_dir, embedder=local_embedder, config=config, background=False) as svc:
-        warnings = svc.search("tomatoes", mode="hybrid").warnings
-    assert [w for w in warnings if "keyword results" in w and "`memory-curator reindex`" in w], warnings
-
-
 def test_a_call_cut_into_batches_side_by_side_gives_each_text_its_own_vector(local_embedder):
     """The batches of one call run on several threads at once and are put back in the caller's order: each
     vector is the one the text gets alone (texts of many lengths, so that sorting by length reorders them)."""

@@ -237,9 +237,8 @@ class Embedding:
             if progress.state in ("waiting", "stopped"):
                 warnings.append(f"Semantic search unavailable ({progress.message}); showing keyword results.")
             elif self.store.count():
-                warnings.append("No memory is embedded yet, so these are keyword results. The app and the servers "
-                                "embed them in the background (the app's status bar shows the progress); "
-                                "`memory-curator reindex` embeds them now.")
+                warnings.append("No memory is embedded yet, so these are keyword results; the memories are being "
+                                "embedded in the background (progress in the status bar).")
             return None
         if self.unit is None and self._index_path is None and self.model_changed():
             emb = self._follow_vault_model()  # a reader (another thread's searches) follows a switch at once
