@@ -157,9 +157,9 @@ def write_export(vault: Vault, rels: Iterable[str], fmt: str, dest: Path, catego
     elif fmt == "json":
         doc = {"format": EXPORT_FORMAT, "version": EXPORT_VERSION, "exported_at": format_dt(utcnow()),
                "category": category, "memories": records}
-        _write(dest, json.dumps(doc, ensure_ascii=False, indent=1, default=_jsonable) + "\n")
+        atomic_write_text(dest, json.dumps(doc, ensure_ascii=False, indent=1, default=_jsonable) + "\n")
     else:
-        _write(dest, "".join(json.dumps(r, ensure_ascii=False, default=_jsonable) + "\n" for r in records))
+        atomic_write_text(dest, "".join(json.dumps(r, ensure_ascii=False, default=_jsonable) + "\n" for r in records))
     return report
 
 
@@ -168,6 +168,3 @@ def _jsonable(value: Any) -> Any:
         return format_dt(value)
     return str(value)
 
-
-def _write(path: Path, text: str) -> None:
-    atomic_write_text(path, text)

@@ -91,8 +91,11 @@ def _written_temp(folder: Path, data: bytes, *, sync: bool = True, mode: int | N
             continue
     try:
         with os.fdopen(fd, "wb") as fh:
-            if mode is not None:  # exact: the umask narrowed os.open's mode
-                os.fchmod(fd, mode) if hasattr(os, "fchmod") else os.chmod(tmp, mode)
+            if mode is not None:  # exact: the umask narrowed os.open's mode (fchmod: Windows has only chmod)
+                if hasattr(os, "fchmod"):
+                    os.fchmod(fd, mode)
+                else:
+                    os.chmod(tmp, mode)
             fh.write(data)
             if sync:
                 fh.flush()
