@@ -8,6 +8,7 @@ other (its vectors replaced, never mixed, keyword search meanwhile).
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -182,3 +183,23 @@ def test_an_offline_model_chosen_by_name_is_kept(vault_dir, config, local_embedd
         assert svc.change_embedder("local") == 1  # by provider only: the model the app runs
     with MemoryService.open(vault_dir, embedder="local", config=config, background=False) as svc:
         assert svc.embedder.key == "local:all-MiniLM-L6-v2-dynamic-int8" and svc.store.unembedded_count() == 0
+
+
+EMBED_IN_A_FRESH_HOME = """
+import sys
+from memory_curator.core.embed.local import LocalEmbedder
+print(len(LocalEmbedder(cache_dir=sys.argv[1]).embed_query("where do the vectors live")))
+"""
+
+
+def test_the_model_runs_without_onnxruntimes_telemetry_writing_to_the_users_home(tmp_path):
+    """onnxruntime 1.32 on Linux writes a device id and an event database under ~/.cache/Microsoft on import
+    (and carries an uploader): the app turns that off, so its home holds only the app's own model cache."""
+    home = tmp_path / "home"
+    env = {k: v for k, v in os.environ.items() if k != "ORT_DISABLE_TELEMETRY"}
+    env.update(HOME=str(home), XDG_CACHE_HOME=str(home / ".cache"))
+    done = subprocess.run([sys.executable, "-c", EMBED_IN_A_FRESH_HOME, str(home / ".cache" / "memory-curator")],
+                          capture_output=True, text=True, timeout=240, env=env)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["384"]
+    assert sorted(p.name for p in (home / ".cache").iterdir()) == ["memory-curator"]

@@ -28,7 +28,7 @@ from pathlib import Path
 
 import numpy as np
 
-from memory_curator.core.embed import quantized
+from memory_curator.core.embed import quantized, runtime
 from memory_curator.core.errors import EmbedderUnavailable, ValidationError
 from memory_curator.core.model import EmbedderStatus
 
@@ -119,7 +119,7 @@ class _Runtime:
     """One tokenizer and one ONNX session per model and process: both are safe to share between threads."""
 
     def __init__(self, model: str, cache_dir: Path | None) -> None:
-        import onnxruntime as ort  # noqa: PLC0415 - optional dependency, imported on first use
+        ort = runtime.onnxruntime()
         from tokenizers import Tokenizer  # noqa: PLC0415
 
         source = _source()

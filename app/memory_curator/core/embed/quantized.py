@@ -22,6 +22,7 @@ import logging
 import tempfile
 from pathlib import Path
 
+from memory_curator.core.embed import runtime
 from memory_curator.core.errors import StorageError
 from memory_curator.core.vault.files import atomic_write_bytes
 
@@ -39,9 +40,8 @@ def available(source_sha256: str) -> bool:
 
 
 def cached_name(source_sha256: str) -> str:
-    import onnxruntime  # noqa: PLC0415 - optional dependency; its version is in the name (a frozen app has no metadata)
-
-    return f"all-MiniLM-L6-v2-{source_sha256[:16]}-ort{onnxruntime.__version__}-{RECIPE}.onnx"
+    # onnxruntime's version from the module: a frozen app has no package metadata
+    return f"all-MiniLM-L6-v2-{source_sha256[:16]}-ort{runtime.onnxruntime().__version__}-{RECIPE}.onnx"
 
 
 def model(source: Path, source_sha256: str, cache_dir: Path | None) -> str | bytes:
@@ -65,7 +65,7 @@ def model(source: Path, source_sha256: str, cache_dir: Path | None) -> str | byt
 
 
 def _derive(source: Path) -> bytes:
-    import onnxruntime as ort  # noqa: PLC0415 - optional dependency (the `local` extra), used on first use only
+    ort = runtime.onnxruntime()
     from onnxruntime.quantization import QuantType, quantize_dynamic  # noqa: PLC0415
 
     with tempfile.TemporaryDirectory(prefix="memory-curator-model-") as tmp:
