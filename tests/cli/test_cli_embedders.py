@@ -39,6 +39,20 @@ def test_ollama_up_down_and_back(cli, ollama_env):
     assert cli("stats", "--json").json["stats"]["unembedded_count"] == 0
 
 
+def test_a_search_before_anything_is_embedded_says_which_command_embeds_now(cli, ollama_env):
+    """The engine's warning names no face; the command line adds its own next step (the status bar the app
+    names does not exist here, and a command embeds in the background only while it runs)."""
+    assert cli("add", DOG).code == 0  # saved by a keyword-only command: no vectors yet
+    ollama_env.hang = True  # the background embedding this search starts does not finish before it answers
+    r = cli("search", "dog walk", embedder="ollama")
+    assert r.code == 0 and "walk in the park" in r.out
+    assert "No memory is embedded yet" in r.err and "`memory-curator reindex`" in r.err
+    assert "status bar" not in r.err
+    assert cli("search", "dog walk", "--json", embedder="ollama").json["warnings"] == [
+        "No memory is embedded yet, so these are keyword results; the memories are being embedded in the background."]
+    ollama_env.hang = False
+
+
 def test_missing_model_tells_the_user_to_pull_it(cli, ollama_env):
     ollama_env.models.clear()
     r = cli("add", DOG, embedder="ollama")

@@ -8,7 +8,7 @@ import sys
 from typing import Any
 
 from memory_curator.core.contract.results import to_jsonable
-from memory_curator.core.model import MemoryItem, SearchResult
+from memory_curator.core.model import NOT_EMBEDDED_YET, MemoryItem, SearchResult
 
 
 def emit_json(value: Any) -> None:
@@ -35,8 +35,14 @@ def silence_stdout() -> None:
     os.close(devnull)
 
 
+# What a command-line user can do about a warning the engine gives with a code (see model.Notice).
+NEXT_STEPS = {NOT_EMBEDDED_YET: "Run `memory-curator reindex` to embed them now "
+                                "(a command embeds in the background only while it runs)."}
+
+
 def warn(message: str) -> None:
-    print(f"warning: {message}", file=sys.stderr)
+    step = NEXT_STEPS.get(getattr(message, "code", ""))
+    print(f"warning: {message}{' ' + step if step else ''}", file=sys.stderr)
 
 
 def item_line(item: MemoryItem) -> str:

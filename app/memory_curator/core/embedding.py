@@ -26,7 +26,7 @@ from memory_curator.core.embed.background import Backfill, EmbedProgress, ModelC
 from memory_curator.core.embed.base import Embedder, EmbedderSpec
 from memory_curator.core.errors import EmbedderUnavailable, EmbeddingError, ValidationError
 from memory_curator.core.index.store import IndexStore
-from memory_curator.core.model import EmbedderStatus, MemoryItem
+from memory_curator.core.model import NOT_EMBEDDED_YET, EmbedderStatus, MemoryItem, Notice
 from memory_curator.core.progress import CancelToken, ProgressFn, Tracker
 from memory_curator.core.vault.settings import VaultSettings
 
@@ -237,8 +237,8 @@ class Embedding:
             if progress.state in ("waiting", "stopped"):
                 warnings.append(f"Semantic search unavailable ({progress.message}); showing keyword results.")
             elif self.store.count():
-                warnings.append("No memory is embedded yet, so these are keyword results; the memories are being "
-                                "embedded in the background (progress in the status bar).")
+                warnings.append(Notice("No memory is embedded yet, so these are keyword results; the memories are "
+                                       "being embedded in the background.", NOT_EMBEDDED_YET))
             return None
         if self.unit is None and self._index_path is None and self.model_changed():
             emb = self._follow_vault_model()  # a reader (another thread's searches) follows a switch at once

@@ -193,6 +193,22 @@ class VaultProblem:
     reason: str
 
 
+class Notice(str):
+    """A warning's text with a code (``NOT_EMBEDDED_YET``): a plain string to a caller that prints it or sends
+    it as JSON, and a key for a face that knows its user's next step (the app points to its status bar, the
+    command line to a command; the engine names neither)."""
+
+    code: str
+
+    def __new__(cls, text: str, code: str) -> Notice:
+        notice = super().__new__(cls, text)
+        notice.code = code
+        return notice
+
+
+NOT_EMBEDDED_YET = "NOT_EMBEDDED_YET"
+
+
 class SearchResults(list):
     """A search's hits, best first, with what the caller needs to read them: the query as asked (seed 003's
     responses echo it), the mode actually used (keyword while the embedder is down) and the warnings saying

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import QEvent, QObject, Qt
 
-from memory_curator.core.model import SearchResult
+from memory_curator.core.model import NOT_EMBEDDED_YET, SearchResult
 from memory_curator.gui.widgets.search_bar import SearchQuery
 
 SEARCH_LIMIT = 50
@@ -55,7 +55,7 @@ class SearchFlow(QObject):
         weaker = f", {model.weaker_hidden} weaker" if model.weaker_hidden else ""
         w.list_label.setText(f"{relevant} result{'s' if relevant != 1 else ''} for “{q.text}” ({q.mode}){weaker}")
         if warnings:
-            w.status.showMessage(" ".join(warnings), 10000)
+            w.status.showMessage(" ".join(_with_next_step(n) for n in warnings), 10000)
         w.explanation.clear_result()
         if relevant and not w.editor.dirty:
             w.results_view.setCurrentIndex(model.index(0, 0))  # the best hit opens; the focus stays in the box
@@ -116,3 +116,10 @@ class SearchFlow(QObject):
     def _showing(self, q: SearchQuery) -> bool:
         """Are the results on screen the answer to ``q`` (so Enter means "open", not "search")?"""
         return self.last_query == q and self.w.center_stack.currentWidget() is self.w.results_view
+
+
+def _with_next_step(warning: str) -> str:
+    """The warning, with where the app shows what it is about (the engine's text names no face)."""
+    if getattr(warning, "code", "") == NOT_EMBEDDED_YET:
+        return f"{warning} Progress is in the status bar."
+    return warning
