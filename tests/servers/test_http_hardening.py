@@ -135,3 +135,13 @@ def test_random_bodies_never_answer_500(api, route, body):
                    headers={"Content-Type": "application/json"})
     assert r.status_code < 500, (route, body, r.text)
     assert r.status_code in (200, 201) or r.json()["error_code"]
+
+
+@pytest.mark.parametrize("salience", ["NaN", float("nan"), float("inf"), "-Infinity"])
+def test_a_number_that_is_not_finite_is_refused_as_such(api, salience):
+    with api.client() as c:
+        r = c.post("/v1/memories", content=json.dumps({"content": "x", "salience": salience}, allow_nan=True).encode(),
+                   headers={"Content-Type": "application/json"})
+    assert r.status_code == 400, r.text
+    assert r.json()["details"] == [{"field": "salience", "code": "OUT_OF_RANGE",
+                                    "message": f"must be a finite number (got {salience!r})"}]

@@ -43,7 +43,9 @@ SessionId = Annotated[Text, Field(min_length=1, max_length=MAX_ID, description="
 
 
 class Input(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    # NaN and infinity are refused as such ("must be a finite number"): allowed, NaN failed the range check and
+    # the message said "must be at most 1.0 (got 'NaN')".
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
 
 
 class Owned(Input):
