@@ -83,11 +83,16 @@ def _contents(svc: MemoryService) -> dict[str, list]:
         "memories": sorted(conn.execute(f"SELECT {', '.join(columns)} FROM memories")),
         "full text": sorted((ids[d], t, c, o) for t, d, c, o in conn.execute("SELECT * FROM temp.fts_words")),
         "fts rows": [conn.execute("SELECT COUNT(*) FROM memories_fts_docsize").fetchone()[0]],
+        "fts settings": _fts_settings(svc),
         "mentions": sorted((ids[p], k, n, s) for p, k, n, s in conn.execute("SELECT * FROM graph_mentions")),
         "edges": sorted((ids[p], t, k) for p, t, k in conn.execute("SELECT * FROM graph_edges")),
         "problems": sorted(conn.execute("SELECT file_path, reason FROM vault_problems")),
         "schema": _schema(svc),
     }
+
+
+def _fts_settings(svc: MemoryService) -> list[tuple[str, int]]:
+    return sorted(svc.store.conn.execute("SELECT k, v FROM memories_fts_config"))
 
 
 def _schema(svc: MemoryService) -> list[tuple[str, str]]:
@@ -104,7 +109,9 @@ def test_a_rebuild_makes_the_index_a_sync_makes(vault_dir, config, monkeypatch, 
         synced = _contents(svc)
         monkeypatch.setattr(bulk_read, "CHUNK", chunk)
         monkeypatch.setattr(bulk_read, "HELPER_MIN_FILES", 10 if helpers else 10**9)
-        report = svc.rebuild_index(embed=False)
+        during = []
+        report = svc.rebuild_index(embed=False, progress=lambda *_: during.append(_fts_settings(svc)))
+        assert ("automerge", 0) in during[len(during) // 2]  # merged once at the end instead
         rebuilt = _contents(svc)
         # The rows were cleared with foreign keys unchecked; they are checked again, and nothing refers to a gap.
         assert svc.store.conn.execute("PRAGMA foreign_keys").fetchone()[0] == 1
@@ -151,9 +158,12 @@ def test_indexes_a_killed_rebuild_dropped_are_made_when_the_vault_is_next_opened
     with MemoryService.open(vault_dir, embedder="none", config=config) as svc:
         svc.save("a note about zeppelins", category="decisions")
         schema = _schema(svc)
+        settings = _fts_settings(svc)
         with svc.store.transaction():  # what a rebuild does first; then it was killed
             svc.store.drop_secondary_indexes()
         assert len(_schema(svc)) < len(schema)
+        assert _fts_settings(svc) != settings
     with MemoryService.open(vault_dir, embedder="none", config=config) as svc:
         assert _schema(svc) == schema
+        assert _fts_settings(svc) == settings
         assert [r.memory.title for r in svc.search("zeppelins", mode="keyword")] == ["a note about zeppelins"]

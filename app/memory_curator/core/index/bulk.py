@@ -8,6 +8,12 @@ The statements of the dropped indexes are kept in ``meta`` in the transaction th
 whose rebuild was killed midway gets them back when it is next opened (``restore``), and a process opening
 the vault meanwhile makes them again too (the rebuild then goes on with them, only slower). Other processes
 keep working without them in the meantime, more slowly.
+
+The full-text index's automatic merging is off meanwhile: with it, each transaction's commit merged the new
+segment into older ones (a seventh of the full-text work at 100,000 files), and the rebuild ends by merging
+everything into one segment anyway. A level that reaches 16 segments is still merged ('crisismerge'), so a
+long load never leaves searches reading hundreds. The setting is put back where the indexes are, and its row
+in the FTS config table removed, as a fresh index has none.
 """
 
 from __future__ import annotations
@@ -18,6 +24,8 @@ from memory_curator.core.index.db import Connection, OperationalError
 
 TABLES = ("memories", "graph_mentions", "graph_edges")
 KEY = "bulk_load_indexes"  # in meta: the CREATE INDEX statements to run again
+FTS = "memories_fts"
+AUTOMERGE = 4  # FTS5's default
 
 
 def drop_indexes(conn: Connection) -> None:
@@ -31,6 +39,7 @@ def drop_indexes(conn: Connection) -> None:
     conn.execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", (KEY, json.dumps(sorted(statements.items()))))
     for name, _ in found:
         conn.execute(f'DROP INDEX "{name}"')
+    conn.execute(f"INSERT INTO {FTS} ({FTS}, rank) VALUES ('automerge', 0)")
 
 
 def restore(conn: Connection) -> None:
@@ -41,6 +50,10 @@ def restore(conn: Connection) -> None:
     for _, sql in json.loads(kept[0]):
         conn.execute(sql.replace("CREATE INDEX ", "CREATE INDEX IF NOT EXISTS ", 1)
                      .replace("CREATE UNIQUE INDEX ", "CREATE UNIQUE INDEX IF NOT EXISTS ", 1))
+    # The command sets this connection's value (and tells the others to read theirs again); the row it writes
+    # then goes, as in a fresh index.
+    conn.execute(f"INSERT INTO {FTS} ({FTS}, rank) VALUES ('automerge', {AUTOMERGE})")
+    conn.execute(f"DELETE FROM {FTS}_config WHERE k = 'automerge'")
     conn.execute("DELETE FROM meta WHERE key = ?", (KEY,))
 
 
