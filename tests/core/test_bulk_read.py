@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import subprocess
 import sys
 from pathlib import Path
 
@@ -103,3 +104,12 @@ def test_cancelling_a_rebuild_stops_the_helper(filled, config, small_chunks):
         assert not (_children() - before)  # and is gone: stopped and waited for, no zombie left
         svc.rebuild_index(embed=False)  # the index can be rebuilt whole afterwards
         assert svc.count() == 30
+
+
+def test_the_helper_imports_neither_sqlite_nor_numpy():
+    """Each helper process imports what reading needs; the store brought SQLite, sqlite-vec and numpy with it,
+    a quarter of a second of each helper's start, paid before the first rows come."""
+    code = "import sys, memory_curator.core.bulk_read; print(sorted({'numpy', 'sqlean', 'sqlite_vec'} & set(sys.modules)))"
+    env = {**os.environ, "PYTHONPATH": str(Path(bulk_read.__file__).resolve().parents[2])}
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True)
+    assert out.stdout.strip() == "[]"

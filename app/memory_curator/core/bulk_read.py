@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import BinaryIO, NamedTuple
 
 from memory_curator.core.errors import ConflictedFile, VaultFileError
-from memory_curator.core.index.store import MemoryRow, memory_row
+from memory_curator.core.index.rows import MemoryRow, memory_row
 from memory_curator.core.vault.store import FileStat, Vault
 
 log = logging.getLogger(__name__)

@@ -18,7 +18,8 @@ from memory_curator.core.conflicts.names import copy_name
 from memory_curator.core.embed.background import ModelChanged
 from memory_curator.core.embed.base import Embedder
 from memory_curator.core.errors import ConflictedFile, DimensionMismatch, EmbeddingError, VaultFileError
-from memory_curator.core.index.store import ROW_CATEGORY, ROW_UPDATED_AT, IndexStore, MemoryRow
+from memory_curator.core.index.rows import ROW_CATEGORY, ROW_UPDATED_AT, MemoryRow
+from memory_curator.core.index.store import IndexStore
 from memory_curator.core.model import MemoryItem
 from memory_curator.core.progress import Tracker
 from memory_curator.core.text.chunking import chunk_text

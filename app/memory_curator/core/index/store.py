@@ -3,30 +3,24 @@
 from __future__ import annotations
 
 import json
-import operator
 import os
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any
 
 from memory_curator.core.errors import MemoryNotFoundError
-from memory_curator.core.graph import extract
 from memory_curator.core.index import bulk, graph, migrations
 from memory_curator.core.index.db import Connection, connect
+from memory_curator.core.index.rows import MemoryRow, memory_row
 from memory_curator.core.index.vectors import VectorTable
 from memory_curator.core.model import MemoryItem, VaultProblem, utcnow
-from memory_curator.core.text.tokens import TEXT_COLUMNS, fts_row, phrase
+from memory_curator.core.text.tokens import TEXT_COLUMNS, phrase
 from memory_curator.core.vault.codec import format_dt
 
-_OPTIONAL = (
-    "summary", "expires_at", "raw_expires_at", "scope", "actors", "pinned", "salience_floor", "superseded_by", "supersedes",
-    "consolidated_from", "provenance", "importance_override", "typed", "extra",
-)  # fmt: skip
 _TUPLES = {"actors", "supersedes", "consolidated_from"}
-_optional_values = operator.attrgetter(*_OPTIONAL)
 
 MEMORY_COLUMNS = (
     "m.pk, m.id, m.title, m.category, m.file_path, m.salience, m.created_at, m.updated_at, m.session_id, "
@@ -43,56 +37,14 @@ def parse_dt(value: str | None) -> datetime | None:
     return dt if dt.tzinfo else dt.replace(tzinfo=timezone.utc)
 
 
-# What json.dumps(value, ensure_ascii=False[, default=str]) writes, without a new encoder for every call.
-_JSON = json.JSONEncoder(ensure_ascii=False).encode
-_META_JSON = json.JSONEncoder(ensure_ascii=False, default=str).encode
-
-
-def _meta_json(item: MemoryItem) -> str:
-    meta: dict[str, Any] = {}
-    for key, value in zip(_OPTIONAL, _optional_values(item), strict=True):  # one C call, not 14 getattr
-        if value is None or value in ((), {}, False):
-            continue
-        meta[key] = format_dt(value) if isinstance(value, datetime) else value
-    return _META_JSON(meta)
-
-
-def _promoted(item: MemoryItem) -> tuple[Any, ...]:
-    """The hot filter fields, duplicated from meta_json into indexed columns (migration 2)."""
-    return (item.superseded_by, format_dt(item.expires_at), item.scope, ",".join(item.memory_types) or None,
-            1 if item.pinned else 0)
-
-
-class MemoryRow(NamedTuple):
-    """A memory as the index stores it: made from a file (possibly in a helper process), then written."""
-
-    id: str
-    values: tuple  # the columns of _MEMORY_COLUMNS but id, in that order
-    fts: tuple[str, str, str, str]  # title, content, keywords, stems as the full-text index reads them
-    mentions: tuple = ()  # (key, name, source) of the entities it mentions (core/graph/extract.py)
-    edges: tuple = ()  # (target, kind) of its links
-
-
 _MEMORY_COLUMNS = (
     "title, category, file_path, salience, created_at, updated_at, session_id, source, keywords, content, "
     "meta_json, file_mtime_ns, file_size, superseded_by, expires_at, scope, memory_type, pinned"
 )
-ROW_CATEGORY, ROW_UPDATED_AT = 1, 5  # positions in MemoryRow.values
 _INSERT_MEMORY = f"INSERT INTO memories ({_MEMORY_COLUMNS}, id) VALUES ({', '.join('?' * (_MEMORY_COLUMNS.count(',') + 2))})"
 _INSERT_MEMORY_PK = f"INSERT INTO memories (pk, {_MEMORY_COLUMNS}, id) VALUES ({', '.join('?' * (_MEMORY_COLUMNS.count(',') + 3))})"
 _INSERT_FTS = "INSERT INTO memories_fts (rowid, title, content, keywords, stems) VALUES (?, ?, ?, ?, ?)"
 _UPDATE_MEMORY = f"UPDATE memories SET {', '.join(c.strip() + ' = ?' for c in _MEMORY_COLUMNS.split(','))} WHERE pk = ?"
-
-
-def memory_row(item: MemoryItem, rel: str, mtime_ns: int, size: int) -> MemoryRow:
-    values = (
-        item.title, item.category, rel, float(item.salience), format_dt(item.created_at),
-        format_dt(item.updated_at), item.session_id, item.source,
-        _JSON(list(item.keywords)), item.content, _meta_json(item),
-        mtime_ns, size, *_promoted(item),
-    )  # fmt: skip
-    fts = fts_row(item.title, item.content, " ".join(item.keywords))
-    return MemoryRow(item.id, values, fts, tuple(extract.mentions(item)), tuple(extract.edges(item, rel)))
 
 
 @dataclass(frozen=True, slots=True)  # a sync holds one per memory: 1,000,000 of them
