@@ -140,3 +140,32 @@ def test_a_rebuilt_index_lists_the_conflicted_memory(conflicted):
     a.rebuild_index(embed=False)
     assert a.get(item.id).content.endswith("pgvector.")
     assert [c.memory_id for c in a.conflicts.list()] == [item.id]
+
+
+def test_a_merged_key_keeps_the_spelling_of_the_side_it_was_taken_from(machines):
+    """Keys the app does not know are written as their side wrote them, not re-typed by YAML 1.1 rules
+    (``13:45`` is 825 to YAML 1.1 and "13:45" to Obsidian): the merged file takes the other side's lines for
+    what it takes from the other side."""
+    item = _shared_memory(machines)
+    a, b = machines.a, machines.b
+    path_a = a.vault.root / a.store.file_info(item.id).file_path
+    path_a.write_text(path_a.read_text().replace("\n---\n", "\nstart: 12:30\nzip: 012345\n---\n", 1))
+    git(a.vault.root, "commit", "-qam", "keys added by hand")
+    a.sync()
+    machines.push(a)
+    machines.pull(b)
+    b.sync()
+    path_b = b.vault.root / b.store.file_info(item.id).file_path
+    path_b.write_text(path_b.read_text().replace("start: 12:30", "start: 13:45  # moved"))  # by hand, in an editor
+    git(b.vault.root, "commit", "-qam", "moved by hand")
+    b.sync()
+    b.update(item.id, salience=0.3)
+    machines.push(b)
+    a.update(item.id, keywords=["sqlite", "search"])
+    machines.pull(a)
+    assert markers.has_markers(path_a.read_text())
+    a.sync()
+    got = a.get(item.id)
+    assert (got.keywords, got.salience) == (("sqlite", "search"), 0.3)
+    text = path_a.read_text()
+    assert "\nstart: 13:45  # moved\n" in text and "\nzip: 012345\n" in text, text

@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 
 from memory_curator.core.errors import ValidationError
 from memory_curator.core.service import MemoryService
-from memory_curator.core.vault.codec import decode_memory, encode_memory
+from memory_curator.core.vault.codec import decode_memory, encode_memory, spliced
 
 OBSIDIAN_NOTE = """---
 # written by hand in Obsidian
@@ -293,3 +293,29 @@ def test_files_get_the_umask_and_a_rewrite_keeps_the_permissions_the_user_set(sv
     assert {Path(o.file_path).stat().st_mode & 0o777 for o in others} == {0o604}
     assert "team: 1.0" in Path(others[0].file_path).read_text(encoding="utf-8")
     assert not [p for p in vault_dir.rglob("*") if p.name.startswith(".tmp-")]
+
+
+@settings(max_examples=60, deadline=None)
+@given(ours=_unknown_block(), theirs=_unknown_block(), data=st.data())
+def test_a_merge_takes_each_key_with_the_lines_of_its_side(ours, theirs, data):
+    """``spliced``: the keys a merge took from the other version keep that version's lines, the rest ours'
+    (what ``encode_memory`` then keeps for every key whose value it did not change)."""
+    def text(lines):
+        return "---\nid: hypo\ntitle: Hypo\n" + "\n".join(lines) + "\nsalience: 0.5\n---\n\nbody\n"
+
+    def values(t):
+        return decode_memory(t, default_category="context", default_id="x", fallback_title="x").extra
+
+    try:
+        mine, other = values(text(ours)), values(text(theirs))
+    except ValueError:
+        return  # not valid YAML together: no merge is offered for it
+    taken = data.draw(st.lists(st.sampled_from(sorted(other)), unique=True)) if other else []
+    result = spliced(text(ours), text(theirs), taken)
+    merged = values(result)
+    assert merged == {**mine, **{k: other[k] for k in taken}}
+    block = result.split("\n---\n")[0].split("\n")
+    for line in theirs:
+        key = line.split(":")[0]
+        if key in taken and not line.startswith("#") and "\n" not in line:
+            assert line in block

@@ -30,7 +30,7 @@ from memory_curator.core.errors import (
 )
 from memory_curator.core.memories import Memories
 from memory_curator.core.model import MemoryItem, VaultProblem, utcnow
-from memory_curator.core.vault.codec import encode_memory, new_id
+from memory_curator.core.vault.codec import encode_memory, new_id, spliced
 from memory_curator.core.vault.files import atomic_write_text, move_exclusive
 from memory_curator.core.vault.store import CONFLICT_REASON
 from memory_curator.core.vault.yaml_handler import HANDLER
@@ -129,11 +129,13 @@ class Conflicts:
         merged = merge(ours.item, theirs.item, base) if ours.item and theirs.item else None
         proposal = ours.text
         if merged is not None:
-            proposal = self._text_of(merged.values, c.path, ours.text) or ours.text
+            taken = [f.name for f in merged.fields
+                     if f.name != CONTENT and merged.values.get(f.name) == f.theirs != f.ours]
+            proposal = self._text_of(merged.values, c.path, spliced(ours.text, theirs.text, taken)) or ours.text
         return Sides(c, ours, theirs, base, merged, proposal)
 
     def _text_of(self, values: dict, rel: str, previous: str) -> str | None:
-        """The file for merged ``values``, keeping ``previous``'s lines where a key kept its value."""
+        """The file for merged ``values``, keeping ``previous``'s lines where a key has the value they give."""
         meta = {k: v for k, v in values.items() if k != CONTENT}
         item = self._decoded(rel, f"---\n{HANDLER.export(meta)}---\n\n{values.get(CONTENT, '')}\n")
         return None if item is None else encode_memory(item, previous)

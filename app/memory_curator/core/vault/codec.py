@@ -17,7 +17,7 @@ from __future__ import annotations
 import math
 import re
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from datetime import date, datetime, timezone
 from typing import Any
 
@@ -228,6 +228,22 @@ def encode_memory(item: MemoryItem, previous: str | None = None) -> str:
     if head is None:
         head = HANDLER.export(meta)
     return f"---\n{head}---\n\n{normalize_content(item.content)}\n"
+
+
+def spliced(ours: str, theirs: str, keys: Collection[str]) -> str:
+    """``ours`` with the frontmatter lines of ``keys`` as ``theirs`` writes them: the ``previous`` text for
+    ``encode_memory`` of a merge that took those keys from ``theirs``, so they keep that side's spelling (a
+    dump would re-type ``13:45`` as 825). ``ours`` itself when either header cannot be cut into keys."""
+    try:
+        (block, body), (other, _) = _split(ours), _split(theirs)
+    except ValueError:  # FrontmatterError: a header never closed
+        return ours
+    mine = source_keys.layout(block) if block is not None and keys else None
+    them = source_keys.layout(other) if other is not None and mine is not None else None
+    if block is None or mine is None or them is None:
+        return ours
+    opening = block.partition("\n")[0] + "\n"  # the rest of the '---' line
+    return f"---{opening}{source_keys.splice(mine, them, keys)}---\n{body}"
 
 
 def _meta(item: MemoryItem) -> dict[str, Any]:

@@ -9,6 +9,7 @@ its lines instead, with the full-line comments above it; only changed and new ke
 from __future__ import annotations
 
 import re
+from collections.abc import Collection
 from dataclasses import dataclass
 
 import yaml
@@ -51,6 +52,20 @@ def layout(fm: str) -> Layout | None:
     entries = tuple((k.value, "".join(lines[lead:start]), "".join(lines[start:end]))
                     for (k, _), lead, start, end in zip(root.value, leads, starts, ends, strict=True))
     return Layout(entries, "".join(lines[footer_from:]))
+
+
+def splice(ours: Layout, theirs: Layout, keys: Collection[str]) -> str:
+    """The entries of ``ours``, those of ``keys`` as ``theirs`` has them (with the comments above them; a key
+    ``ours`` lacks goes after the key it follows in ``theirs``), then ``ours``'s footer."""
+    taken = {key: lead + lines for key, lead, lines in theirs.entries if key in keys}
+    out = [(key, taken.get(key, lead + lines)) for key, lead, lines in ours.entries]
+    follows = None
+    for key, _, _ in theirs.entries:
+        if key in taken and all(key != k for k, _ in out):
+            at = next((i + 1 for i, (k, _) in enumerate(out) if k == follows), len(out))
+            out.insert(at, (key, taken[key]))
+        follows = key
+    return "".join(text for _, text in out) + ours.footer
 
 
 def _last_line(node: yaml.Node) -> int:
