@@ -22,6 +22,16 @@ Connection = sqlite.Connection
 complete_statement = sqlite.complete_statement
 
 BUSY_TIMEOUT_MS = 15_000
+
+
+def _null(value: None) -> None:
+    return value
+
+
+# sqlean's binding finds no adapter for None and then asks the object for ``__conform__``, raising and formatting an
+# AttributeError for every None it binds: 1.6 us each, 7 us of each memory row (its unset optional columns), 0.7 s of
+# a 100,000-file rebuild's writing. Found in the registry, a None costs 0.17 us and is bound as NULL all the same.
+sqlite.register_adapter(type(None), _null)
 REBUILD_HINT = "rebuild it (Rebuild index in the app's Vault health pane, or `memory-curator rebuild`): the memories are safe in their files"
 
 
