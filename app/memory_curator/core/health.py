@@ -27,7 +27,7 @@ class VaultHealth:
 
 def check(store: IndexStore, vault: Vault, limit: int = 500, *, keyword_only: bool = False) -> VaultHealth:
     """A read-only look: nothing is repaired here (sync, reindex_missing and rebuild_index do that)."""
-    missing = sorted((f.id, rel) for rel, f in store.all_files().items() if vault.stat(rel) is None)
+    missing = sorted((mid, rel) for mid, rel in store.files() if vault.stat(rel) is None)
     problems = store.problems() + vault.name_problems()
     return VaultHealth(
         unreadable=[p for p in problems if not is_conflict(p)],

@@ -47,7 +47,7 @@ _INSERT_FTS = "INSERT INTO memories_fts (rowid, title, content, keywords, stems)
 _UPDATE_MEMORY = f"UPDATE memories SET {', '.join(c.strip() + ' = ?' for c in _MEMORY_COLUMNS.split(','))} WHERE pk = ?"
 
 
-@dataclass(frozen=True, slots=True)  # a sync holds one per memory: 1,000,000 of them
+@dataclass(frozen=True, slots=True)
 class IndexedFile:
     pk: int
     id: str
@@ -308,9 +308,38 @@ class IndexStore:
                 out.setdefault(source, []).append(mid)
         return out
 
-    def all_files(self) -> dict[str, IndexedFile]:
-        rows = self.conn.execute("SELECT pk, id, file_path, file_mtime_ns, file_size FROM memories")
-        return {r[2]: IndexedFile(*r) for r in rows}
+    def files(self) -> Iterator[tuple[str, str]]:
+        """(id, file path) of every memory, streamed: a map of them all was 300 MB at 1,000,000."""
+        yield from self.conn.execute("SELECT id, file_path FROM memories")
+
+    def indexed_stats(self, paths: Sequence[str]) -> dict[str, tuple[int, int]]:
+        """file path -> (mtime_ns, size) as indexed, for those of ``paths`` the index holds."""
+        out: dict[str, tuple[int, int]] = {}
+        for i in range(0, len(paths), 500):
+            part = paths[i : i + 500]
+            marks = ",".join("?" * len(part))
+            for path, mtime_ns, size in self.conn.execute(
+                    f"SELECT file_path, file_mtime_ns, file_size FROM memories WHERE file_path IN ({marks})", part):
+                out[path] = (mtime_ns, size)
+        return out
+
+    def folder_counts(self) -> dict[str, int]:
+        """Top folder (the path up to its first '/'; '' for a path without one) -> memories indexed there."""
+        return dict(self.conn.execute(
+            "SELECT substr(file_path, 1, instr(file_path, '/') - 1), COUNT(*) FROM memories GROUP BY 1"))
+
+    def paths_in_folder(self, folder: str) -> list[str]:
+        """The indexed file paths below the top folder ``folder`` (see ``folder_counts``)."""
+        if not folder:
+            return [r[0] for r in self.conn.execute("SELECT file_path FROM memories WHERE instr(file_path, '/') = 0")]
+        # A range of the unique index on file_path: '0' is the character after '/'.
+        return [r[0] for r in self.conn.execute(
+            "SELECT file_path FROM memories WHERE file_path >= ? AND file_path < ?", (f"{folder}/", f"{folder}0"))]
+
+    def holder_of(self, memory_id: str) -> str | None:
+        """The file path indexed for ``memory_id``."""
+        row = self.conn.execute("SELECT file_path FROM memories WHERE id = ?", (memory_id,)).fetchone()
+        return row[0] if row else None
 
     def files_under(self, prefix: str) -> dict[str, tuple[int, int]]:
         """file path -> (mtime_ns, size) as indexed, for the memories whose files start with ``prefix``."""
