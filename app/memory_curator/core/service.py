@@ -59,6 +59,7 @@ class MemoryService:
         self.graph = graph.EntityGraph.of_vault(store, vault.root, self.memories, settings)  # and its .labels
         self.sources = sources.Sources(self.memories)  # other assistants' memories in, Claude Code's out
         self.conflicts = Conflicts(self.memories)  # sync conflicts: listed, merged when no person is needed, resolved
+        self.counts = stats.Counts(store, vault)  # what the window shows often, cheap at 1,000,000 (stats() is not)
         self.last_sync: indexing.SyncReport | None = None
         self._changes = ChangeMonitor(store, vault, self._sync_changed, watch=config.watch_files)  # from now on
 
@@ -97,8 +98,7 @@ class MemoryService:
         self.close()
 
     def poll_changes(self) -> ChangeReport:
-        """Cheap check for changes by other processes and programs (every half second or so, on the service's
-        thread): syncs the index when files changed, embeds what others saved unembedded, commits history."""
+        """Cheap look (every half second, on the service's thread) for others' changes: sync, embed, commit history."""
         report = self._changes.poll()
         if report.index_changed:  # another process (or the app's jobs lane) saved memories its embedder left
             self.embedding.kick_if_missing()

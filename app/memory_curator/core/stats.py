@@ -8,6 +8,27 @@ from memory_curator.core.model import MemoryStats
 from memory_curator.core.vault.store import Vault
 
 
+class Counts:
+    """Counts of ``MemoryStats`` the window asks for after every change, each without reading every memory:
+    ``stats`` sums every memory's content and lifecycle fields (3.7 s at 1,000,000, on the lane searches use)."""
+
+    def __init__(self, store: IndexStore, vault: Vault):
+        self._store = store
+        self._vault = vault
+
+    def trash(self) -> int:
+        """``stats().trash_count``."""
+        return trash_count(self._vault)
+
+    def unembedded(self) -> int:
+        """``stats().unembedded_count``."""
+        return self._store.unembedded_count()
+
+
+def trash_count(vault: Vault) -> int:
+    return sum(1 for _ in vault.scan_trash())
+
+
 def stats(store: IndexStore, vault: Vault) -> MemoryStats:
     total, avg, oldest, newest, chars, by_cat = listing.totals(store)
     unembedded = store.unembedded_count()
@@ -23,6 +44,6 @@ def stats(store: IndexStore, vault: Vault) -> MemoryStats:
         embedded_count=total - unembedded,
         unembedded_count=unembedded,
         embedding_model=store.vectors.model,
-        trash_count=sum(1 for _ in vault.scan_trash()),
+        trash_count=trash_count(vault),
         **listing.lifecycle_counts(store),
     )

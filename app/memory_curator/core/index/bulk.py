@@ -2,7 +2,8 @@
 
 Updating the memories' and the graph's secondary indexes row by row was half of a rebuild's writing at 100,000
 files (their keys come in no order: categories, sessions, entity keys, link targets); ``CREATE INDEX`` sorts
-them once instead. The unique indexes (a memory's id and file) stay: the load reads through them.
+them once instead. The unique indexes (a memory's id and file) stay: the load reads through them. The triggers
+keeping the keyword counts go too (a clear of the table fired them row by row); the counts are made once at the end.
 
 The statements of the dropped indexes are kept in ``meta`` in the transaction that drops them, so an index
 whose rebuild was killed midway gets them back when it is next opened (``restore``), and a process opening
@@ -21,8 +22,10 @@ from __future__ import annotations
 import json
 
 from memory_curator.core.index.db import Connection, OperationalError
+from memory_curator.core.index.migrations import KEYWORD_COUNTS
 
 TABLES = ("memories", "graph_mentions", "graph_edges")
+COUNTING = "memories_keywords_"  # the triggers keeping keyword_counts (migration 11): counted once at the end
 KEY = "bulk_load_indexes"  # in meta: the CREATE INDEX statements to run again
 FTS = "memories_fts"
 AUTOMERGE = 4  # FTS5's default
@@ -31,14 +34,15 @@ AUTOMERGE = 4  # FTS5's default
 def drop_indexes(conn: Connection) -> None:
     """Drop the secondary indexes of TABLES, keeping their statements. Call in a transaction."""
     marks = ", ".join("?" * len(TABLES))
-    found = conn.execute(f"SELECT name, sql FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL "
-                         f"AND tbl_name IN ({marks}) ORDER BY name", TABLES).fetchall()
+    found = conn.execute(f"SELECT name, sql FROM sqlite_master WHERE ((type = 'index' AND sql IS NOT NULL "
+                         f"AND tbl_name IN ({marks})) OR (type = 'trigger' AND name LIKE '{COUNTING}%')) ORDER BY name",
+                         TABLES).fetchall()
     kept = conn.execute("SELECT value FROM meta WHERE key = ?", (KEY,)).fetchone()
     statements = dict(json.loads(kept[0])) if kept else {}  # dropped by a load that did not finish
     statements.update(found)
     conn.execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", (KEY, json.dumps(sorted(statements.items()))))
-    for name, _ in found:
-        conn.execute(f'DROP INDEX "{name}"')
+    for name, sql in found:
+        conn.execute(f'DROP {"TRIGGER" if sql.startswith("CREATE TRIGGER") else "INDEX"} "{name}"')
     conn.execute(f"INSERT INTO {FTS} ({FTS}, rank) VALUES ('automerge', 0)")
 
 
@@ -47,9 +51,14 @@ def restore(conn: Connection) -> None:
     kept = conn.execute("SELECT value FROM meta WHERE key = ?", (KEY,)).fetchone()
     if kept is None:
         return
-    for _, sql in json.loads(kept[0]):
+    statements = json.loads(kept[0])
+    for _, sql in statements:
         conn.execute(sql.replace("CREATE INDEX ", "CREATE INDEX IF NOT EXISTS ", 1)
-                     .replace("CREATE UNIQUE INDEX ", "CREATE UNIQUE INDEX IF NOT EXISTS ", 1))
+                     .replace("CREATE UNIQUE INDEX ", "CREATE UNIQUE INDEX IF NOT EXISTS ", 1)
+                     .replace("CREATE TRIGGER ", "CREATE TRIGGER IF NOT EXISTS ", 1))
+    if any(name.startswith(COUNTING) for name, _ in statements):  # the counts missed the load's writes
+        conn.execute("DELETE FROM keyword_counts")
+        conn.execute(f"INSERT INTO keyword_counts (value, n) {KEYWORD_COUNTS}")
     # The command sets this connection's value (and tells the others to read theirs again); the row it writes
     # then goes, as in a fresh index.
     conn.execute(f"INSERT INTO {FTS} ({FTS}, rank) VALUES ('automerge', {AUTOMERGE})")

@@ -73,8 +73,8 @@ def sessions(store: IndexStore) -> dict[str, int]:
 
 
 def keywords(store: IndexStore) -> dict[str, int]:
-    return dict(store.conn.execute(
-        "SELECT value, COUNT(*) FROM memories, json_each(memories.keywords) GROUP BY value ORDER BY 2 DESC, 1"))
+    """Keyword -> how many times the memories name it, most named first. Kept by triggers (migration 11)."""
+    return dict(store.conn.execute("SELECT value, n FROM keyword_counts ORDER BY 2 DESC, 1"))
 
 
 def session_items(store: IndexStore, session_id: str, visible_to: Sequence[str] | None = None) -> list[MemoryItem]:

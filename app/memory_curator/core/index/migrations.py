@@ -236,6 +236,36 @@ def m010_list_sort_indexes(conn: Connection) -> None:
     )
 
 
+KEYWORD_COUNTS = "SELECT value, COUNT(*) FROM memories, json_each(memories.keywords) WHERE value IS NOT NULL GROUP BY value"
+_ADD_KEYWORDS = """
+    INSERT INTO keyword_counts (value, n) SELECT value, COUNT(*) FROM json_each(NEW.keywords)
+        WHERE value IS NOT NULL GROUP BY value
+        ON CONFLICT (value) DO UPDATE SET n = n + excluded.n;"""
+_DROP_KEYWORDS = """
+    UPDATE keyword_counts SET n = n - (SELECT COUNT(*) FROM json_each(OLD.keywords) j WHERE j.value = keyword_counts.value)
+        WHERE value IN (SELECT value FROM json_each(OLD.keywords));
+    DELETE FROM keyword_counts WHERE n <= 0 AND value IN (SELECT value FROM json_each(OLD.keywords));"""
+
+
+def m011_keyword_counts(conn: Connection) -> None:
+    """The browse pane's keyword counts kept by the writes (triggers, so every process's writes keep them):
+    counting them from every memory's keywords took 9.7 s at 1,000,000 memories, on the lane searches use.
+    A bulk load (core/index/bulk.py) drops the triggers with the indexes and counts once at the end."""
+    run_script(conn,
+        f"""
+        CREATE TABLE keyword_counts (value PRIMARY KEY, n INTEGER NOT NULL) WITHOUT ROWID;
+        INSERT INTO keyword_counts (value, n) {KEYWORD_COUNTS};
+        CREATE TRIGGER memories_keywords_insert AFTER INSERT ON memories BEGIN{_ADD_KEYWORDS}
+        END;
+        CREATE TRIGGER memories_keywords_delete AFTER DELETE ON memories BEGIN{_DROP_KEYWORDS}
+        END;
+        CREATE TRIGGER memories_keywords_update AFTER UPDATE OF keywords ON memories
+        WHEN OLD.keywords IS NOT NEW.keywords BEGIN{_DROP_KEYWORDS}{_ADD_KEYWORDS}
+        END;
+        """
+    )
+
+
 MIGRATIONS: list[tuple[int, str, Callable[[Connection], None]]] = [
     (1, "initial", m001_initial),
     (2, "lifecycle", m002_lifecycle),
@@ -247,6 +277,7 @@ MIGRATIONS: list[tuple[int, str, Callable[[Connection], None]]] = [
     (8, "graph", m008_graph),
     (9, "graph_key_index", m009_graph_key_index),
     (10, "list_sort_indexes", m010_list_sort_indexes),
+    (11, "keyword_counts", m011_keyword_counts),
 ]
 
 

@@ -25,7 +25,7 @@ class BrowseCounts:
 
 def browse_counts(svc) -> BrowseCounts:
     """Runs on the worker thread: everything the pane shows, in one request."""
-    return BrowseCounts(svc.count(), svc.categories(), svc.sessions(), svc.keywords(), svc.stats().trash_count,
+    return BrowseCounts(svc.count(), svc.categories(), svc.sessions(), svc.keywords(), svc.counts.trash(),
                         svc.graph.labels.counts())
 
 

@@ -267,7 +267,7 @@ class MainWindow(QMainWindow):
         self.editor.set_categories(sorted(counts.categories))
 
     def refresh_status(self) -> None:
-        req = self.engine.run(lambda svc: (svc.embedder_status(), svc.stats().unembedded_count), key="status",
+        req = self.engine.run(lambda svc: (svc.embedder_status(), svc.counts.unembedded()), key="status",
                               read=True)
         req.done.connect(lambda v: (self.status.show_embedder(*v), self.health.set_embedder(v[0])))
         self.engine.run(lambda svc: len(svc.conflicts.list()), key="conflict-count").done.connect(self.status.show_conflicts)
