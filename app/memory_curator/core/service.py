@@ -291,11 +291,12 @@ class MemoryService:
                       offset: int = 0, order_by: str = "updated", include_superseded: bool = True,
                       keyword: str | None = None, descending: bool | None = None, scope: str | None = None,
                       actor: str | None = None, memory_type: str | None = None, label: str | None = None,
-                      visible_to: Sequence[str] | None = None) -> list[MemoryItem]:
-        """A page of memories. ``descending`` flips the order's natural direction (None keeps it)."""
+                      visible_to: Sequence[str] | None = None, after: MemoryItem | None = None,
+                      ) -> list[MemoryItem]:
+        """A page of memories. ``descending`` flips the natural order (None keeps it); ``after``: see listing.page."""
         filters = Filters(category=category, session_id=session_id, include_superseded=include_superseded,
                           scope=scope, actor=actor, memory_type=memory_type, visible_to=visible_to, label=label)
-        return listing.page(self.store, filters, keyword, order_by, descending, limit, offset)
+        return listing.page(self.store, filters, keyword, order_by, descending, limit, offset, after)
 
     def count(self, *, category: str | None = None, session_id: str | None = None, keyword: str | None = None,
               scope: str | None = None, actor: str | None = None, memory_type: str | None = None,
@@ -305,7 +306,6 @@ class MemoryService:
         return listing.count(self.store, filters, keyword)
 
     def categories(self) -> dict[str, int]:
-        """Category -> count, the defaults always present."""
         return listing.categories(self.store)
 
     def sessions(self) -> dict[str, int]:

@@ -32,14 +32,31 @@ def _where(filters: Filters, keyword: str | None) -> tuple[str, list]:
     return where, params
 
 
+# order_by -> the sort value as stored, from a listed memory: the key a page after that memory starts from.
+# The orders whose column can be NULL or is computed (session, access_count) page by offset.
+_KEYS = {"updated": lambda it: format_dt(it.updated_at), "created": lambda it: format_dt(it.created_at),
+         "title": lambda it: it.title, "salience": lambda it: float(it.salience), "category": lambda it: it.category}
+
+
 def page(store: IndexStore, filters: Filters, keyword: str | None, order_by: str, descending: bool | None,
-         limit: int, offset: int) -> list[MemoryItem]:
-    """A page of memories. ``descending`` flips the order's natural direction (None keeps it)."""
+         limit: int, offset: int, after: MemoryItem | None = None) -> list[MemoryItem]:
+    """A page of memories. ``descending`` flips the order's natural direction (None keeps it). ``after``: the
+    page follows this memory (the last one listed) instead of skipping ``offset`` rows: it starts from the
+    memory's sort key in the column's index, so a page deep in 1,000,000 memories is a seek, not a walk of the
+    rows before it, and memories saved or deleted above it shift nothing (no row skipped or listed twice)."""
     if order_by not in ORDERS:
         raise ValidationError(f"order_by must be one of {', '.join(ORDERS)}.", field="order_by")
     expr, natural_desc = ORDERS[order_by]
-    direction = "DESC" if (natural_desc if descending is None else descending) else "ASC"
+    desc = natural_desc if descending is None else descending
+    direction = "DESC" if desc else "ASC"
     where, params = _where(filters, keyword)
+    if after is not None and order_by in _KEYS:
+        key, beyond, last = _KEYS[order_by](after), "<" if desc else ">", -1 if not desc else 2**63 - 1
+        # The memory's own pk breaks ties; if it is gone meanwhile, every row with its key follows.
+        where += (f" AND {expr} {beyond}= ? AND ({expr} {beyond} ? "
+                  f"OR m.pk {beyond} COALESCE((SELECT pk FROM memories WHERE id = ?), {last}))")
+        params += [key, key, after.id]
+        offset = 0
     # The page's pks first, then their rows: skipping ``offset`` rows then reads only the sort column's index
     # (a page deep in 1,000,000 memories read every skipped row and its access stats), and a sort without an
     # index sorts pks, not whole rows.

@@ -116,8 +116,10 @@ class MemoryTableModel(RowsTableModel):
         if not self.canFetchMore(parent) or self._engine is None:
             return
         self._loading = True
-        req = self._engine.call("list_memories", limit=PAGE, offset=len(self._rows), key="list", read=True,
-                                **self._query())
+        # The page after the last row held, found by its sort key (a page deep in 1,000,000 is a seek, not a walk
+        # of every row before it); the offset serves the orders without a key (session, times recalled).
+        req = self._engine.call("list_memories", limit=PAGE, offset=len(self._rows),
+                                after=self._rows[-1] if self._rows else None, key="list", read=True, **self._query())
         req.done.connect(self._on_page)
         req.failed.connect(self._on_failed)
 
