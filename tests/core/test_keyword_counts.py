@@ -55,3 +55,46 @@ def test_a_new_index_counts_the_keywords_of_an_existing_vault(tmp_path, config):
             "---\ntitle: N\nkeywords:\n" + "".join(f"- {w}\n" for w in words) + "---\n\nText.\n", encoding="utf-8")
     with MemoryService.open(tmp_path, embedder="none", config=config) as svc:
         assert svc.keywords() == {"b": 3, "c": 2, "a": 1} == _counted(svc)
+
+
+def test_label_counts_follow_relabelling_edits_deletes_and_rebuilds(svc):
+    """The Labels group's counts (migration 12) say what counting every memory's labels says."""
+    a, b = svc.save("The quest.", title="Q"), svc.save("The party.", title="P")
+    svc.save("No labels.", title="N")
+    svc.graph.labels.set(a.id, {"quest": 0.9, "event": 0.6})
+    svc.graph.labels.set(b.id, {"event": 0.8})
+
+    def counted():
+        counts = Counter(k for it in svc.list_memories(limit=100) for k in (it.extra or {}).get("labels", {}))
+        return dict(sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))
+
+    assert svc.graph.labels.counts() == {"event": 2, "quest": 1} == counted()
+    svc.graph.labels.set(b.id, {"npc": 0.7})
+    assert svc.graph.labels.counts() == {"event": 1, "npc": 1, "quest": 1} == counted()
+    svc.update(b.id, content="The party, again.")  # labels unchanged
+    assert svc.graph.labels.counts() == counted()
+    svc.delete(a.id)
+    assert svc.graph.labels.counts() == {"npc": 1} == counted()
+    svc.rebuild_index(embed=False)
+    assert svc.graph.labels.counts() == {"npc": 1} == counted()
+
+
+def test_category_and_session_counts_follow_saves_moves_and_deletes(svc):
+    """The Categories and Sessions groups' counts (migration 12) say what counting every memory says."""
+    def counted(attr):
+        return dict(sorted(Counter(getattr(it, attr) for it in svc.list_memories(limit=100)
+                                   if getattr(it, attr) is not None).items()))
+
+    a = svc.save("One.", category="decisions", session_id="s1")
+    b = svc.save("Two.", category="decisions", session_id="s2")
+    svc.save("Three.", category="context")
+    assert svc.categories() == {"context": 1, "decisions": 2, "summaries": 0}
+    assert svc.sessions() == {"s1": 1, "s2": 1} == counted("session_id")
+    svc.update(a.id, category="summaries", session_id="s2")
+    assert svc.categories() == {"context": 1, "decisions": 1, "summaries": 1}
+    assert svc.sessions() == {"s2": 2} == counted("session_id")
+    svc.delete(b.id)
+    assert svc.categories() == {"context": 1, "decisions": 0, "summaries": 1}
+    assert svc.sessions() == {"s2": 1} == counted("session_id")
+    svc.rebuild_index(embed=False)
+    assert svc.sessions() == {"s2": 1} and svc.categories()["summaries"] == 1

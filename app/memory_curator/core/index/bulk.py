@@ -3,7 +3,7 @@
 Updating the memories' and the graph's secondary indexes row by row was half of a rebuild's writing at 100,000
 files (their keys come in no order: categories, sessions, entity keys, link targets); ``CREATE INDEX`` sorts
 them once instead. The unique indexes (a memory's id and file) stay: the load reads through them. The triggers
-keeping the keyword counts go too (a clear of the table fired them row by row); the counts are made once at the end.
+keeping the browse pane's counts go too (a clear of the table fired them row by row); the counts are made once at the end.
 
 The statements of the dropped indexes are kept in ``meta`` in the transaction that drops them, so an index
 whose rebuild was killed midway gets them back when it is next opened (``restore``), and a process opening
@@ -22,10 +22,13 @@ from __future__ import annotations
 import json
 
 from memory_curator.core.index.db import Connection, OperationalError
-from memory_curator.core.index.migrations import KEYWORD_COUNTS
+from memory_curator.core.index.migrations import FACET_COUNTS, KEYWORD_COUNTS, LABEL_COUNTS
 
 TABLES = ("memories", "graph_mentions", "graph_edges")
-COUNTING = "memories_keywords_"  # the triggers keeping keyword_counts (migration 11): counted once at the end
+# The triggers keeping counts (migrations 11, 12) by name prefix, with the table they keep and how it is counted at the end
+COUNTING = {"memories_keywords_": ("keyword_counts", "value", KEYWORD_COUNTS),
+            "memories_labels_": ("label_counts", "label", LABEL_COUNTS),
+            "memories_facets_": ("facet_counts", "facet, value", FACET_COUNTS)}
 KEY = "bulk_load_indexes"  # in meta: the CREATE INDEX statements to run again
 FTS = "memories_fts"
 AUTOMERGE = 4  # FTS5's default
@@ -34,8 +37,9 @@ AUTOMERGE = 4  # FTS5's default
 def drop_indexes(conn: Connection) -> None:
     """Drop the secondary indexes of TABLES, keeping their statements. Call in a transaction."""
     marks = ", ".join("?" * len(TABLES))
+    counting = " OR ".join(f"name LIKE '{prefix}%'" for prefix in COUNTING)
     found = conn.execute(f"SELECT name, sql FROM sqlite_master WHERE ((type = 'index' AND sql IS NOT NULL "
-                         f"AND tbl_name IN ({marks})) OR (type = 'trigger' AND name LIKE '{COUNTING}%')) ORDER BY name",
+                         f"AND tbl_name IN ({marks})) OR (type = 'trigger' AND ({counting}))) ORDER BY name",
                          TABLES).fetchall()
     kept = conn.execute("SELECT value FROM meta WHERE key = ?", (KEY,)).fetchone()
     statements = dict(json.loads(kept[0])) if kept else {}  # dropped by a load that did not finish
@@ -56,9 +60,10 @@ def restore(conn: Connection) -> None:
         conn.execute(sql.replace("CREATE INDEX ", "CREATE INDEX IF NOT EXISTS ", 1)
                      .replace("CREATE UNIQUE INDEX ", "CREATE UNIQUE INDEX IF NOT EXISTS ", 1)
                      .replace("CREATE TRIGGER ", "CREATE TRIGGER IF NOT EXISTS ", 1))
-    if any(name.startswith(COUNTING) for name, _ in statements):  # the counts missed the load's writes
-        conn.execute("DELETE FROM keyword_counts")
-        conn.execute(f"INSERT INTO keyword_counts (value, n) {KEYWORD_COUNTS}")
+    for prefix, (table, column, count) in COUNTING.items():
+        if any(name.startswith(prefix) for name, _ in statements):  # the counts missed the load's writes
+            conn.execute(f"DELETE FROM {table}")
+            conn.execute(f"INSERT INTO {table} ({column}, n) {count}")
     # The command sets this connection's value (and tells the others to read theirs again); the row it writes
     # then goes, as in a fresh index.
     conn.execute(f"INSERT INTO {FTS} ({FTS}, rank) VALUES ('automerge', {AUTOMERGE})")

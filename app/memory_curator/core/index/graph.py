@@ -176,9 +176,7 @@ class GraphRows:
 
     def label_counts(self) -> dict[str, int]:
         """Classification label -> memories carrying it (core/graph/classify.py keeps them in the frontmatter)."""
-        return dict(self.conn.execute(
-            "SELECT j.key, COUNT(*) FROM memories m, json_each(m.meta_json, '$.extra.labels') j "
-            "GROUP BY j.key ORDER BY 2 DESC, 1"))
+        return dict(self.conn.execute("SELECT label, n FROM label_counts ORDER BY 2 DESC, 1"))  # migration 12
 
     def named(self, targets: Sequence[str]) -> list[int]:
         """The memories one of ``targets`` names (their 'self' edges: title, file name, id)."""
