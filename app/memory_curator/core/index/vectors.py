@@ -15,7 +15,7 @@ A brute-force float scan costs about 1 ns per stored value, so beyond ``EXACT_MA
 on codes held in memory, derived from the float16 copies when first needed (and kept in step with writes):
 
 1. the Hamming distance between sign bits (96 bytes per 768-dimensional chunk) keeps ``CANDIDATE_SHARE``
-   of the chunks (at least ``MIN_CANDIDATES``);
+   of the chunks (at least ``MIN_CANDIDATES``, at most ``MAX_CANDIDATES``);
 2. those are scored on int8 codes (one byte per dimension, scaled per dimension) and the best
    ``RERANK`` kept;
 3. those are re-ranked by cosine on their float16 copies.
@@ -25,7 +25,8 @@ exact float32 search 0.997 at 2 % candidates, in 0.45 x the time of a numpy floa
 Graph (usearch HNSW, M 16, ef 256: 0.94) and inverted-file (faiss IVF-SQ8, 1024 lists, 64 probed: 0.63)
 indexes stayed far below 0.99 on these vectors (64 intrinsic dimensions), and an HNSW build ran at about
 1,000 vectors/s on the 2 loaded cores; the sign bits lose nothing that enough candidates cannot recover.
-Memory: 0.9 GB at 1,000,000 x 768 (bits 96 MB, int8 768 MB).
+Memory: 0.9 GB at 1,000,000 x 768 (bits 96 MB, int8 768 MB), per connection that searches; the app's reader
+loads them in the background when a vault opens (``warm``), answering exactly meanwhile.
 """
 
 from __future__ import annotations
