@@ -19,7 +19,7 @@ from memory_curator.core.embedding import Embedding
 from memory_curator.core.errors import ValidationError
 from memory_curator.core.graph.graph import EntityGraph
 from memory_curator.core.graph.retrieval import GraphLeg
-from memory_curator.core.index import search_rows
+from memory_curator.core.index import maxscore, search_rows
 from memory_curator.core.index.filters import Filters
 from memory_curator.core.index.neighbours import session_neighbours
 from memory_curator.core.index.store import IndexStore
@@ -82,7 +82,7 @@ def keyword_ranked(store: IndexStore, terms: Sequence[str], filters: Filters, n:
     candidates = [t for t in terms if tokens.can_prefix(t)]
     unknown = [t for t, known in zip(candidates, store.has_terms(candidates), strict=True) if not known]
     tried = tokens.fts_match(terms, unknown)
-    ranked = _fts_ranked(store, tried, filters, n)
+    ranked = _fts_ranked(store, tried, filters, n, None if unknown else terms)
     for wider in _wider_matches(terms):
         if len(ranked) >= n:
             break
@@ -100,13 +100,18 @@ def _wider_matches(terms: list[str]) -> Iterator[str | None]:
     yield from tokens.stem_matches(terms)
 
 
-def _fts_ranked(store: IndexStore, match: str | None, filters: Filters, n: int) -> list[tuple[int, float]]:
+def _fts_ranked(store: IndexStore, match: str | None, filters: Filters, n: int,
+                terms: Sequence[str] | None = None) -> list[tuple[int, float]]:
+    """The ``n`` best rows of ``match`` that pass the filters; ``terms`` when ``match`` is their plain OR, which
+    lets the ranking skip the rows of common words that cannot reach the top (core/index/maxscore.py)."""
     if match is None:
         return []
     # Widen the window while filters drop too many and matches remain.
     depth = n * 2
     while True:
-        top = search_rows.fts_top(store, match, BM25_WEIGHTS, filters, depth)
+        top = (maxscore.fts_top_pruned(store, terms, BM25_WEIGHTS, filters, depth) if terms else None)
+        if top is None:
+            top = search_rows.fts_top(store, match, BM25_WEIGHTS, filters, depth)
         ranked = [(pk, r) for pk, r, allowed in top if allowed]
         if len(ranked) >= n or len(top) < depth:
             return ranked[:n]
