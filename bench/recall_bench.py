@@ -56,21 +56,25 @@ def measure(vecs: np.ndarray, queries: np.ndarray, shares: tuple[float, ...] = S
         print(f"[setup] in-memory codes built in {time.perf_counter() - t:.1f} s", flush=True)
         exact = [numpy_scan(vecs, q) + 1 for q in queries]
         scan = time_each(lambda q: numpy_scan(vecs, q), queries)
-        saved = vectors.CANDIDATE_SHARE, vectors.MIN_CANDIDATES
+        saved = vectors.CANDIDATE_SHARE, vectors.MIN_CANDIDATES, vectors.MAX_CANDIDATES
         try:
-            for share in shares:
-                vectors.CANDIDATE_SHARE, vectors.MIN_CANDIDATES = share, 0
+            for share in (*shares, None):  # None: the defaults (a share, at least and at most so many)
+                if share is None:
+                    vectors.CANDIDATE_SHARE, vectors.MIN_CANDIDATES, vectors.MAX_CANDIDATES = saved
+                else:
+                    vectors.CANDIDATE_SHARE, vectors.MIN_CANDIDATES, vectors.MAX_CANDIDATES = share, 0, len(vecs)
+                m = min(vectors.MAX_CANDIDATES, max(vectors.MIN_CANDIDATES, int(np.ceil(vectors.CANDIDATE_SHARE * len(vecs)))))
                 found = [[c for c, _ in table.knn(q, 10, exact=False)] for q in queries]
                 ms = time_each(lambda q: table.knn(q, 10, exact=False), queries)
                 ratio = percentile(ms, 50) / percentile(scan, 50)
                 rows.append({"vectors": f"{len(vecs):,} x {vecs.shape[1]}",
-                             "candidates": f"{share:.1%} = {int(np.ceil(share * len(vecs))):,}",
+                             "candidates": f"{m / len(vecs):.1%} = {m:,}" + (" (default)" if share is None else ""),
                              "recall@10 vs exact": f"{recall_at(exact, found):.4f}", "target": ">= 0.99",
                              "p50 ms": f"{percentile(ms, 50):.2f}", "p95 ms": f"{percentile(ms, 95):.2f}",
                              "numpy f32 scan p50 ms": f"{percentile(scan, 50):.2f}",
                              "vs scan": f"{ratio:.2f} x (target <= 1)"})
         finally:
-            vectors.CANDIDATE_SHARE, vectors.MIN_CANDIDATES = saved
+            vectors.CANDIDATE_SHARE, vectors.MIN_CANDIDATES, vectors.MAX_CANDIDATES = saved
         conn.close()
     return rows
 

@@ -40,7 +40,7 @@ def main() -> int:
             svc.save_batch([{"content": f"Memory {i} about topic {i % 97}", "title": f"Memory {i}"}
                             for i in range(start, min(args.memories, start + 1000))])
         idle = time_each(lambda _: svc.conflicts.settle(), range(args.repeat))
-        rels = sorted(rel for _, rel in svc.store.files())[: args.copies]
+        rels = list(svc.store.paths())[: args.copies]
 
         def make_copies() -> None:
             for rel in rels:

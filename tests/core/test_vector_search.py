@@ -249,3 +249,53 @@ def test_memory_vectors_are_each_memorys_chunk_nearest_the_query(svc):
     tied = svc.store.vectors.memory_vectors([svc.store.pk_of(a.id)], e[3])  # both chunks as far: the first
     assert np.allclose(tied[svc.store.pk_of(a.id)], e[0])
     assert svc.store.vectors.memory_vectors([999], e[0]) == {}
+
+
+def test_at_most_max_candidates_are_scored(table, monkeypatch):
+    """The cap binds: with every chunk a candidate by share but at most 12 scored, recall against exact falls
+    (a cap that did nothing would keep it at 1); with 400 of 3,000 it holds the bar."""
+    x = _clustered(3000, seed=11)
+    _fill(table, x)
+    queries = x[::100] + 0.05
+    exact = [{c for c, _ in table.knn(q, 10, exact=True)} for q in queries]
+    monkeypatch.setattr(vectors, "CANDIDATE_SHARE", 1.0)
+
+    def recall(cap: int) -> float:
+        monkeypatch.setattr(vectors, "MAX_CANDIDATES", cap)
+        monkeypatch.setattr(vectors, "MIN_CANDIDATES", min(cap, vectors.MIN_CANDIDATES))
+        return float(np.mean([len(e & {c for c, _ in table.knn(q, 10, exact=False)}) / 10
+                              for e, q in zip(exact, queries, strict=True)]))
+
+    assert recall(12) < 0.9
+    assert recall(400) >= 0.99
+
+
+def test_codes_warmed_in_the_background_are_taken_over_and_caught_up(table, tmp_path, monkeypatch):
+    """warm() loads the codes on another thread and connection; the first search takes them over without
+    loading them again, with what this connection and another one wrote since (a deleted chunk not returned)."""
+    monkeypatch.setattr(vectors, "EXACT_MAX_VALUES", 1000)
+    x = _clustered(600, seed=12)
+    _fill(table, x)
+    table.warm()
+    assert table._warming is not None
+    assert table._warming.result() is not None  # loaded (the test waits; a search meanwhile is exact)
+    table.insert(9999, -x[3])
+    with _elsewhere(tmp_path) as other:
+        other.delete([8])
+        other.insert(7777, -x[5])
+    statements: list[str] = []
+    table.conn.set_trace_callback(statements.append)
+    assert table.knn(-x[3], 1)[0][0] == 9999
+    assert table.knn(-x[5], 1)[0][0] == 7777
+    assert 8 not in [c for c, _ in table.knn(x[7], 5)]
+    table.conn.set_trace_callback(None)
+    assert table._codes is not None and table._warming is None
+    assert not [s for s in statements if f"FROM {vectors.HALVES} ORDER BY" in s]  # not loaded again
+    assert table.count() == 601
+
+
+def test_warm_leaves_small_vaults_exact(table):
+    x = _clustered(100, seed=13)
+    _fill(table, x)
+    table.warm()
+    assert table._warming is None and table._codes is None

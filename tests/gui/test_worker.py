@@ -96,6 +96,26 @@ def test_reads_are_answered_while_the_writer_is_busy(qtbot, engine):
         pass
 
 
+def test_searches_and_pages_are_answered_while_a_slow_read_runs(qtbot, engine):
+    """Vault health takes seconds at 1,000,000 memories: on its own lane, a search or a list page never waits
+    for it (on the reader lane searches queued behind it)."""
+    gate = threading.Event()
+    slow = engine.run(lambda svc: (gate.wait(10), svc.count())[1], slow_read=True)
+    search = engine.call("search", "alpha", mode="keyword", read=True)
+    page = engine.call("list_memories", limit=3, read=True)
+    with qtbot.waitSignals([search.done, page.done], timeout=10000):
+        pass
+    assert not slow.finished  # both answered while the slow read still waited
+    gate.set()
+    with qtbot.waitSignal(slow.done, timeout=10000) as blocker:
+        pass
+    assert blocker.args == [7]
+    health = engine.call("health", slow_read=True)  # the same lane's own service answers the engine's calls
+    with qtbot.waitSignal(health.done, timeout=10000) as blocker:
+        pass
+    assert blocker.args[0].missing_files == []
+
+
 def test_a_job_runs_beside_the_writer_and_commits_its_changes_to_the_history(qtbot, engine, vault_dir):
     """Imports and relabelling run on the jobs lane: an edit saved meanwhile is written at once (it waited for
     the whole run when both shared the writer's thread), and the job's changes reach the vault's history when

@@ -27,7 +27,7 @@ class VaultHealth:
 
 def check(store: IndexStore, vault: Vault, limit: int = 500, *, keyword_only: bool = False) -> VaultHealth:
     """A read-only look: nothing is repaired here (sync, reindex_missing and rebuild_index do that)."""
-    missing = sorted((mid, rel) for mid, rel in store.files() if vault.stat(rel) is None)
+    missing = sorted(_missing_files(store, vault))
     problems = store.problems() + vault.name_problems()
     return VaultHealth(
         unreadable=[p for p in problems if not is_conflict(p)],
@@ -37,3 +37,25 @@ def check(store: IndexStore, vault: Vault, limit: int = 500, *, keyword_only: bo
         missing_files=missing,
         keyword_only=keyword_only,
     )
+
+
+LISTED_FOLDERS = 16  # folders whose names are held at once while the rows are checked
+
+
+def _missing_files(store: IndexStore, vault: Vault) -> list[tuple[str, str]]:
+    """(id, path) of the index rows whose file is gone. Each folder is listed once, as the rows come in path
+    order, instead of a stat per row: at 1,000,000 memories that was 2,000,000 stats, seconds on the lane
+    searches use, at every check (opening, every change)."""
+    listed: dict[str, set[str] | None] = {}
+    gone = []
+    for rel in store.paths():
+        folder, _, name = rel.rpartition("/")
+        if folder not in listed:
+            if len(listed) >= LISTED_FOLDERS:
+                del listed[next(iter(listed))]
+            listed[folder] = vault.names_in(folder)
+        names = listed[folder]
+        if (name not in names) if names is not None else vault.stat(rel) is None:
+            gone.append(rel)
+    return [(store.id_at(rel), rel) for rel in gone]
+

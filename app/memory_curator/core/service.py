@@ -46,14 +46,10 @@ log = logging.getLogger(__name__)
 class MemoryService:
     def __init__(self, vault: Vault, store: IndexStore, embedder: Embedder | None, config: MemoryConfig,
                  settings: VaultSettings, *, background: bool = True):
-        self.vault = vault
-        self.store = store
-        self.config = config
-        self.settings = settings
+        self.vault, self.store, self.config, self.settings = vault, store, config, settings
         self.embedding = Embedding(store, settings, config, embedder, vault.index_path if background else None)
         self.memories = Memories(vault, store, config, settings, self.embedding)
-        self.write_lock = self.memories.write_lock
-        self.history = self.memories.history
+        self.write_lock, self.history = self.memories.write_lock, self.memories.history
         self.inbox = Inbox(self.memories)
         self.versions = Versions(self.memories)  # a memory's versions in the vault's git history
         self.graph = graph.EntityGraph.of_vault(store, vault.root, self.memories, settings)  # and its .labels
@@ -331,6 +327,10 @@ class MemoryService:
         if record_access and outcome.results:
             self.memories.recall([r.memory.id for r in outcome.results], "search")
         return outcome.value(query)
+
+    def warm_search(self) -> None:
+        """Load what vector search holds in memory in the background now (a large vault's codes), not in the first search."""
+        self.store.vectors.warm()
 
     def search_by_keywords(self, keywords: Iterable[str], limit: int = 10, match_all: bool = False) -> list[MemoryItem]:
         """Memories whose tags match ``keywords`` (case-insensitive), best matches first."""

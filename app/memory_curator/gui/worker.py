@@ -4,7 +4,8 @@ uniform result/error signal back on the main thread.
 A request is a function of the service, run on a worker thread in submission order. Two lanes, each a
 thread with its own MemoryService (its own SQLite connection; WAL lets readers run beside a writer):
 changes and long operations go to the writer; searches, list pages and counts (``read=True``) go to the
-reader, so a search is answered while a 1,000-file import is running. Imports and relabelling
+reader, so a search is answered while a 1,000-file import is running (and reads that take seconds on a large
+vault, Vault health, go to a lane of their own, opened at the first). Imports and relabelling
 (``job=True``) run on a third lane, opened at the first job, so an edit saved meanwhile waits for one file or
 batch (the cross-process write lock, handed over between them), not for the whole run. Requests that share
 a ``key`` (e.g. "search") supersede each other: an older one still queued is skipped and its result, if it
@@ -155,6 +156,7 @@ def _open_reader(executor: _Executor, ctx: _Context) -> MemoryService:
     except ValidationError:  # the writer switched the vault's model meanwhile: take the vault's own
         executor.service = MemoryService.open(engine.spec["vault"], embedder="auto", config=engine.spec["config"],
                                               sync=False, background=False)
+    executor.service.warm_search()  # searches run on this lane: its codes load in the background from now on
     return executor.service
 
 
@@ -235,6 +237,7 @@ class Engine(QObject):
         self._writer = _Lane(self, "memory-curator-engine")
         self._reader = _Lane(self, "memory-curator-reader")
         self._jobs: _Lane | None = None  # opened at the first job
+        self._slow: _Lane | None = None  # opened at the first slow read
         self._writer.executor.changed_elsewhere.connect(self.changed_elsewhere)
         req = self._enqueue(_open_service, None, self._writer)
         self._enqueue(_open_reader, None, self._reader)
@@ -244,9 +247,11 @@ class Engine(QObject):
     # -- submitting -----------------------------------------------------------------------------------
 
     def call(self, method: str, *args: Any, key: str | None = None, long: bool = False, read: bool = False,
-             job: bool = False, **kwargs: Any) -> Request:
+             job: bool = False, slow_read: bool = False, **kwargs: Any) -> Request:
         """``svc.<method>(*args, **kwargs)`` on the writer (the reader when ``read``: only for calls that
-        change nothing in the vault; the jobs lane when ``job``: long runs of small writes, see the module).
+        change nothing in the vault; the jobs lane when ``job``: long runs of small writes, see the module;
+        the slow-reads lane when ``slow_read``: a read that takes seconds on a large vault, such as Vault
+        health at 1,000,000 memories, which searches and list pages must not wait behind).
         ``long=True`` passes ``progress`` and ``cancel``."""
 
         def fn(executor: _Executor, ctx: _Context) -> Any:
@@ -254,10 +259,10 @@ class Engine(QObject):
                 kwargs.update(progress=ctx.progress, cancel=ctx.cancel)
             return getattr(executor.service, method)(*args, **kwargs)
 
-        return self._submit(fn, key, read, job)
+        return self._submit(fn, key, read, job, slow_read)
 
     def run(self, fn: Callable[..., Any], *, key: str | None = None, long: bool = False,
-            read: bool = False, job: bool = False) -> Request:
+            read: bool = False, job: bool = False, slow_read: bool = False) -> Request:
         """``fn(svc)`` on the worker (or ``fn(svc, progress, cancel)`` when ``long``): for a few calls that
         belong together, such as a page of rows and the total count."""
 
@@ -266,9 +271,15 @@ class Engine(QObject):
                 return fn(executor.service, ctx.progress, ctx.cancel)
             return fn(executor.service)
 
-        return self._submit(call, key, read, job)
+        return self._submit(call, key, read, job, slow_read)
 
-    def _submit(self, fn: Callable[[_Executor, _Context], Any], key: str | None, read: bool, job: bool) -> Request:
+    def _submit(self, fn: Callable[[_Executor, _Context], Any], key: str | None, read: bool, job: bool,
+                slow_read: bool = False) -> Request:
+        if slow_read:
+            if self._slow is None:
+                self._slow = _Lane(self, "memory-curator-slow-reads")
+                self._enqueue(_open_reader, None, self._slow)
+            return self._enqueue(fn, key, self._slow)
         if not job:
             return self._enqueue(fn, key, self._reader if read else self._writer)
         if self._jobs is None:
@@ -337,7 +348,8 @@ class Engine(QObject):
         embedding = self.embedding
         if embedding is not None:
             embedding.pause()  # stop the background round at once, before the close request is even reached
-        lanes = [lane for lane in (self._jobs, self._reader, self._writer) if lane and lane.thread.isRunning()]
+        lanes = [lane for lane in (self._jobs, self._slow, self._reader, self._writer)
+                 if lane and lane.thread.isRunning()]
         for lane in lanes:
             self._enqueue(_close_service, None, lane)
         deadline = time.monotonic() + timeout_ms / 1000

@@ -308,9 +308,14 @@ class IndexStore:
                 out.setdefault(source, []).append(mid)
         return out
 
-    def files(self) -> Iterator[tuple[str, str]]:
-        """(id, file path) of every memory, streamed: a map of them all was 300 MB at 1,000,000."""
-        yield from self.conn.execute("SELECT id, file_path FROM memories")
+    def paths(self) -> Iterator[str]:
+        """Every memory's file path in path order, streamed (the unique index's order: no sort)."""
+        for (path,) in self.conn.execute("SELECT file_path FROM memories ORDER BY file_path"):
+            yield path
+
+    def id_at(self, rel: str) -> str | None:
+        row = self.conn.execute("SELECT id FROM memories WHERE file_path = ?", (rel,)).fetchone()
+        return row[0] if row else None
 
     def indexed_stats(self, paths: Sequence[str]) -> dict[str, tuple[int, int]]:
         """file path -> (mtime_ns, size) as indexed, for those of ``paths`` the index holds."""

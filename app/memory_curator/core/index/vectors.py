@@ -15,7 +15,7 @@ A brute-force float scan costs about 1 ns per stored value, so beyond ``EXACT_MA
 on codes held in memory, derived from the float16 copies when first needed (and kept in step with writes):
 
 1. the Hamming distance between sign bits (96 bytes per 768-dimensional chunk) keeps ``CANDIDATE_SHARE``
-   of the chunks (at least ``MIN_CANDIDATES``);
+   of the chunks (at least ``MIN_CANDIDATES``, at most ``MAX_CANDIDATES``);
 2. those are scored on int8 codes (one byte per dimension, scaled per dimension) and the best
    ``RERANK`` kept;
 3. those are re-ranked by cosine on their float16 copies.
@@ -25,20 +25,25 @@ exact float32 search 0.997 at 2 % candidates, in 0.45 x the time of a numpy floa
 Graph (usearch HNSW, M 16, ef 256: 0.94) and inverted-file (faiss IVF-SQ8, 1024 lists, 64 probed: 0.63)
 indexes stayed far below 0.99 on these vectors (64 intrinsic dimensions), and an HNSW build ran at about
 1,000 vectors/s on the 2 loaded cores; the sign bits lose nothing that enough candidates cannot recover.
-Memory: 0.9 GB at 1,000,000 x 768 (bits 96 MB, int8 768 MB).
+Memory: 0.9 GB at 1,000,000 x 768 (bits 96 MB, int8 768 MB), per connection that searches; the app's reader
+loads them in the background when a vault opens (``warm``), answering exactly meanwhile.
 """
 
 from __future__ import annotations
 
 import json
+import logging
 import math
+import threading
 from collections.abc import Iterable, Sequence
 
 import numpy as np
 
 from memory_curator.core import blas
 from memory_curator.core.errors import DimensionMismatch, IndexBusy
-from memory_curator.core.index.db import Connection, OperationalError
+from memory_curator.core.index.db import Connection, OperationalError, connect
+
+log = logging.getLogger(__name__)
 
 TABLE = "chunk_vectors"
 BITS = "chunk_vector_bits"  # sign bits of an older layout: dropped, the bits are derived in memory now
@@ -54,6 +59,9 @@ EXACT_MAX_VALUES = 4_000_000
 # those, by their int8 codes, are re-ranked on float16. bench/recall_bench.py measures recall against exact.
 CANDIDATE_SHARE = 0.02
 MIN_CANDIDATES = 1000
+# ... and at most this many: at 1,000,000 x 768 1 % (10,000) already reached recall@10 0.999 (2 %: 1.000), and
+# scoring the candidates on int8 codes is half of a search's time.
+MAX_CANDIDATES = 10_000
 RERANK = 100
 # Stored vectors read to estimate the collection's mean direction (all of them in a vault this small).
 MEAN_SAMPLE = 1024
@@ -158,7 +166,7 @@ class _Codes:
     def nearest(self, query: np.ndarray, k: int) -> np.ndarray:
         """Chunk ids of the ``k`` best candidates for ``query``: sign bits keep a share, int8 codes rank it."""
         n = len(self.ids)
-        m = max(MIN_CANDIDATES, int(np.ceil(CANDIDATE_SHARE * self.live)), k)
+        m = max(min(MAX_CANDIDATES, max(MIN_CANDIDATES, int(np.ceil(CANDIDATE_SHARE * self.live)))), k)
         if m >= self.live:
             pick = np.flatnonzero(~self.dead)
         else:
@@ -203,6 +211,39 @@ def _quantize(block: np.ndarray, scale: np.ndarray) -> np.ndarray:
     return np.clip(np.rint(block * scale), -127, 127).astype(np.int8)
 
 
+class _Warming:
+    """The codes loaded on a thread of their own, through a connection of its own, in one read transaction:
+    with the journal's last entry and the epoch they reflect, so that the connection that takes them catches
+    up with what was written meanwhile."""
+
+    def __init__(self, path: str, dim: int):
+        self._result: tuple[_Codes, int, str | None] | None = None
+        self._thread = threading.Thread(target=self._run, args=(path, dim), name="vector-codes", daemon=True)
+        self._thread.start()
+
+    def _run(self, path: str, dim: int) -> None:
+        try:
+            conn = connect(path)
+            try:
+                conn.execute("BEGIN")
+                seen = conn.execute(f"SELECT COALESCE(MAX(seq), 0) FROM {JOURNAL}").fetchone()[0]
+                row = conn.execute("SELECT value FROM meta WHERE key = 'vector_epoch'").fetchone()
+                codes = _Codes.load(conn, dim)
+                conn.execute("COMMIT")
+            finally:
+                conn.close()
+            self._result = (codes, seen, row[0] if row else None)
+        except Exception:  # the search thread loads them itself then (and meets the error there, if it lasts)
+            log.warning("Loading the vector codes in the background failed", exc_info=True)
+
+    def done(self) -> bool:
+        return not self._thread.is_alive()
+
+    def result(self) -> tuple[_Codes, int, str | None] | None:
+        self._thread.join()
+        return self._result
+
+
 class VectorTable:
     def __init__(self, conn: Connection):
         self.conn = conn
@@ -217,6 +258,7 @@ class VectorTable:
         self._journal_ready = False
         self._journal_seen = 0  # the last journal entry the codes reflect
         self._epoch: str | None = None  # meta 'vector_epoch' when the codes were loaded (moves on create, clear)
+        self._warming: _Warming | None = None
 
     @property
     def dim(self) -> int | None:
@@ -232,6 +274,24 @@ class VectorTable:
         return (
             self.conn.execute("SELECT 1 FROM sqlite_master WHERE name = ?", (TABLE,)).fetchone() is not None
         )
+
+    def warm(self) -> None:
+        """Load the codes on another thread now, when this vault searches on them (above ``EXACT_MAX_VALUES``),
+        instead of in the first search (19-40 s at 1,000,000 x 768); searches meanwhile are exact. For the
+        connection that searches (the app's reader): every connection that searches holds its own codes."""
+        dim = self.dim
+        if self._codes is not None or self._warming is not None or dim is None or not self.exists():
+            return
+        path = getattr(self.conn, "path", ":memory:")
+        # The highest chunk id bounds the count without reading every vector as COUNT(*) does.
+        top = self.conn.execute(f"SELECT MAX(chunk_id) FROM {HALVES}").fetchone()[0] if self._has_halves() else None
+        if path == ":memory:" or not top or top * dim <= EXACT_MAX_VALUES:
+            return
+        self._ensure_codes()  # the one-off float16 backfill writes: on this connection, first
+        self._warming = _Warming(path, dim)
+
+    def _has_halves(self) -> bool:
+        return self.conn.execute("SELECT 1 FROM sqlite_master WHERE name = ?", (HALVES,)).fetchone() is not None
 
     def forget(self) -> None:
         """Drop what is cached in memory (after a rollback, or when another process changed the model)."""
@@ -362,7 +422,7 @@ class VectorTable:
             return []
         arr = normalized(query, dim)
         if exact is None:
-            exact = self.count() * dim <= EXACT_MAX_VALUES
+            exact = self.count() * dim <= EXACT_MAX_VALUES or not self._warmed()
         if exact:
             rows = self.conn.execute(
                 f"SELECT chunk_id, distance FROM {TABLE} WHERE embedding MATCH ? AND k = ? ORDER BY distance",
@@ -466,6 +526,28 @@ class VectorTable:
                 except (IndexBusy, OperationalError):
                     pass  # another process is writing: a later connection notes it
             self._halves_ready = True
+
+    def _warmed(self) -> bool:
+        """False while the codes are still loading on another thread; once loaded, they are taken over."""
+        warming = self._warming
+        if warming is None or self._codes is not None:
+            return True
+        if not warming.done():
+            return False
+        self._warming = None
+        loaded = warming.result()
+        if loaded is not None:
+            codes, self._journal_seen, self._epoch = loaded
+            caught = self._catch_up(codes) if self._journal_behind() else codes
+            if caught is not None and self._epoch == self._stored_epoch():
+                self._codes, self._data_version = caught, self.conn.execute("PRAGMA data_version").fetchone()[0]
+                self._inserted, self._deleted = {}, set()
+                self._writes_seen, self._own_writes = self._stored_writes(), 0
+        return True
+
+    def _journal_behind(self) -> bool:
+        self._ensure_journal()
+        return self.conn.execute(f"SELECT COALESCE(MAX(seq), 0) FROM {JOURNAL}").fetchone()[0] > self._journal_seen
 
     def _code_index(self) -> _Codes:
         """The in-memory codes, brought up to date with this connection's writes and other processes'."""

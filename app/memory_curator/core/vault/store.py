@@ -366,6 +366,16 @@ class Vault:
         """What the last scan skipped for its name (see ``scan``)."""
         return [VaultProblem(path, reason) for path, reason in sorted(self.unnamed.items())]
 
+    def names_in(self, folder: str) -> set[str] | None:
+        """The names in ``folder`` (relative to the root), without a stat each: empty when it is gone, None when
+        it cannot be listed (no permission: ``stat`` then says what is wrong)."""
+        try:
+            return set(os.listdir(os.path.join(self._root_str, folder)))
+        except (FileNotFoundError, NotADirectoryError):
+            return set()
+        except OSError:
+            return None
+
     def stat(self, rel: str) -> FileStat | None:
         """None when the file is gone. Any other failure (a folder without permission, an I/O error) raises:
         taken for "gone", it made the index drop the memory."""

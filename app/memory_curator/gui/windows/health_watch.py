@@ -54,7 +54,7 @@ class HealthWatch:
         self._timer.stop()
         if self.w.engine is None:
             return
-        req = self.w.engine.call("health", key="health", read=True)
+        req = self.w.engine.call("health", key="health", slow_read=True)  # seconds at 1,000,000: not before searches
         req.done.connect(self.show)
 
     def show(self, report: VaultHealth) -> None:
