@@ -285,13 +285,14 @@ def test_codes_warmed_in_the_background_are_taken_over_and_caught_up(table, tmp_
         other.insert(7777, -x[5])
     statements: list[str] = []
     table.conn.set_trace_callback(statements.append)
+    assert table.count() == 601  # from the codes taken over: counting the table reads every vector
     assert table.knn(-x[3], 1)[0][0] == 9999
     assert table.knn(-x[5], 1)[0][0] == 7777
     assert 8 not in [c for c, _ in table.knn(x[7], 5)]
     table.conn.set_trace_callback(None)
     assert table._codes is not None and table._warming is None
     assert not [s for s in statements if f"FROM {vectors.HALVES} ORDER BY" in s]  # not loaded again
-    assert table.count() == 601
+    assert not [s for s in statements if f"COUNT(*) FROM {vectors.TABLE}" in s]
 
 
 def test_warm_leaves_small_vaults_exact(table):

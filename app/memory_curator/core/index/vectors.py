@@ -628,6 +628,6 @@ class VectorTable:
         1,000,000), which a search did twice after any other connection's commit."""
         if not self.exists():
             return 0
-        if self._codes is not None:
+        if self._warmed() and self._codes is not None:  # codes loaded in the background count too, once there
             return self._code_index().live
         return self.conn.execute(f"SELECT COUNT(*) FROM {TABLE}").fetchone()[0]
