@@ -16,7 +16,8 @@ def _write_files(root, n: int, folders=("decisions", "context")) -> None:
         folder = root / folders[i % len(folders)]
         folder.mkdir(parents=True, exist_ok=True)
         (folder / f"2025-01-01_note-{i}.md").write_text(
-            f"---\nid: {uuid.UUID(int=i + 1)}\ntitle: Note {i}\n---\n\nBody of note {i} about topic {i % 17}.\n",
+            f"---\nid: {uuid.UUID(int=i + 1)}\ntitle: Note {i}\ncreated_at: '2025-01-01T00:00:00Z'\n"
+            f"updated_at: '2025-01-01T00:00:00Z'\n---\n\nBody of note {i} about topic {i % 17}.\n",
             encoding="utf-8")
 
 
@@ -64,12 +65,15 @@ def test_changed_added_and_deleted_files_are_found_across_chunks(tmp_path, confi
 
 def test_a_changed_file_taking_an_unchanged_files_id_is_settled_without_a_map_of_ids(tmp_path, config):
     """The id's holder comes from the index row when its file did not change (the map of every unchanged
-    file's id is gone): the copy loses to the file that holds the id, and is reported."""
+    file's id is gone): the copy (same updated_at, a later path) loses to the file that holds the id, and is
+    reported."""
     _write_files(tmp_path, 10)
     with MemoryService.open(tmp_path, embedder="none", config=config) as svc:
         holder = tmp_path / "decisions" / "2025-01-01_note-2.md"
         copy = tmp_path / "decisions" / "2025-01-01_note-2z.md"
         copy.write_text(holder.read_text(encoding="utf-8"), encoding="utf-8")
+        later = holder.stat().st_mtime_ns + 10**10
+        os.utime(copy, ns=(later, later))  # written later: the frontmatter's updated_at decides, not the clock
         report = indexing.sync(svc.store, svc.vault)
         assert svc.store.holder_of(str(uuid.UUID(int=3))) == "decisions/2025-01-01_note-2.md"
         assert [p for p, _ in report.problems] == ["decisions/2025-01-01_note-2z.md"]
