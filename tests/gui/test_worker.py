@@ -164,3 +164,14 @@ def test_emitting_signals_keeps_pythons_references():
     for i in range(200):
         emitter.ping.emit(i)
     assert abs(sys.getrefcount(True) - before) < 50
+
+
+def test_no_lane_opens_once_the_engine_shuts_down(engine):
+    """A Vault health check or a job asked for while the window closes opens no thread: one opened then was never
+    closed, and Qt aborted the process when the engine went ('QThread: Destroyed while thread ... is still
+    running', seen in the smoke check)."""
+    engine.shutdown()
+    engine.call("health", slow_read=True)
+    engine.run(lambda svc: None, job=True)
+    assert engine._slow is None and engine._jobs is None
+

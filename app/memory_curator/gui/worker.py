@@ -238,6 +238,7 @@ class Engine(QObject):
         self._reader = _Lane(self, "memory-curator-reader")
         self._jobs: _Lane | None = None  # opened at the first job
         self._slow: _Lane | None = None  # opened at the first slow read
+        self._closing = False
         self._writer.executor.changed_elsewhere.connect(self.changed_elsewhere)
         req = self._enqueue(_open_service, None, self._writer)
         self._enqueue(_open_reader, None, self._reader)
@@ -275,12 +276,12 @@ class Engine(QObject):
 
     def _submit(self, fn: Callable[[_Executor, _Context], Any], key: str | None, read: bool, job: bool,
                 slow_read: bool = False) -> Request:
-        if slow_read:
-            if self._slow is None:
+        if slow_read and (self._slow is not None or not self._closing):
+            if self._slow is None:  # never opened once shutting down: its thread would outlive the engine
                 self._slow = _Lane(self, "memory-curator-slow-reads")
                 self._enqueue(_open_reader, None, self._slow)
             return self._enqueue(fn, key, self._slow)
-        if not job:
+        if not job or (self._jobs is None and self._closing):
             return self._enqueue(fn, key, self._reader if read else self._writer)
         if self._jobs is None:
             self._jobs = _Lane(self, "memory-curator-jobs")
@@ -343,6 +344,7 @@ class Engine(QObject):
         """Cancel what is running, close each service on its own thread, and stop the threads, waiting at most
         ``timeout_ms`` for all of them together (an embedder stuck on the network is never waited for: the
         background embedding is a daemon thread and searches wait for it only briefly)."""
+        self._closing = True
         for req in list(self._pending.values()):
             req.cancel()
         embedding = self.embedding
