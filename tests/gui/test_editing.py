@@ -109,7 +109,14 @@ def test_a_keyword_only_vault_is_healthy_without_embeddings(harness, vault_dir, 
 
 @pytest.mark.model
 def test_embed_missing_from_vault_health(harness, vault_dir, seeded, local_embedder):
+    """Embed missing embeds what has no vectors, also while the background embedding is paused. (The memory is
+    saved with the embedding paused: left running, it raced the pane's count and sometimes won.)"""
     w = harness.open(vault_dir, embedder=local_embedder)
+    with harness.qtbot.waitSignal(w.engine.run(lambda svc: svc.embedding.pause()).done, timeout=30000):
+        pass
+    with harness.qtbot.waitSignal(w.engine.run(lambda svc: svc.save("Written while embedding is paused")).done,
+                                  timeout=30000):
+        pass
     w.show_pane(w.health)
     harness.qtbot.waitUntil(lambda: w.health.buttons["embed"].isEnabled() and w.health.unembedded.count() > 0)
     w.health.buttons["embed"].click()
