@@ -51,12 +51,12 @@ def _rows(store: IndexStore) -> int:
     return store.conn.execute("SELECT max(id) FROM memories_fts_docsize").fetchone()[0] or 0
 
 
-def _bounds(store: IndexStore, terms: Sequence[str]) -> tuple[list[int], list[float]]:
-    """Each term's matching rows (as bm25's idf counts them) and the bound on its part of a score."""
+def _bounds(store: IndexStore, terms: Sequence[str], rows: int) -> tuple[list[int], list[float]]:
+    """Each term's matching rows (as bm25's idf counts them) and the bound on its part of a score; ``rows``:
+    ``_rows``."""
     probe = "(SELECT count(*) FROM memories_fts WHERE memories_fts MATCH ?)"
     hits = list(store.conn.execute(f"SELECT {', '.join([probe] * len(terms))}",
                                    [f"{TEXT_COLUMNS} : {phrase(t)}" for t in terms]).fetchone())
-    rows = _rows(store)
     return hits, [(K1 + 1.0) * max(math.log((rows - h + 0.5) / (h + 0.5)), 1e-6) if rows > h else 1e-6 * (K1 + 1.0)
                   for h in hits]
 
@@ -74,7 +74,8 @@ def fts_top_pruned(store: IndexStore, terms: Sequence[str], weights: Sequence[fl
     pruning would not help (then the caller ranks every match)."""
     terms = list(terms)
     m = len(terms)
-    if m < 2 or depth < 1 or min(weights) < 0 or _rows(store) < min_rows:
+    rows = _rows(store)
+    if m < 2 or depth < 1 or min(weights) < 0 or rows < min_rows:
         return None
     # Few rows hold the rarest word: too few hold it with another for a floor, and the plain way is quick.
     # Counted no further than needed to know.
@@ -84,7 +85,7 @@ def fts_top_pruned(store: IndexStore, terms: Sequence[str], weights: Sequence[fl
             v for t in terms for v in (f"{TEXT_COLUMNS} : {phrase(t)}", enough)]).fetchone()) < enough:
         return None
     w = ", ".join(str(float(x)) for x in weights)
-    hits, ub = _bounds(store, terms)
+    hits, ub = _bounds(store, terms, rows)
     total = sum(hits)
     r = max(range(m), key=lambda i: ub[i])  # the rarest word
     runs = [range(0, p) for p in range(1, m)] + [range(p, m) for p in range(1, m)]
