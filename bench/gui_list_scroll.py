@@ -1,7 +1,9 @@
 """The desktop app's memory list on a large vault: time to first rows, page fetches deep in the list, sorting,
 and the main thread's longest stall while scrolling. Prints a table; asserts nothing.
 
-    .venv/bin/python bench/gui_list_scroll.py [--count 100000] [--vault /tmp/mc-bench-100k]
+    .venv/bin/python bench/gui_list_scroll.py [--count 100000] [--vault /tmp/mc-bench-100k] [--json]
+
+``--json`` prints the rows as one JSON line instead (``bench/run.py`` runs this on its own vault that way).
 
 The list's cost should not grow with the vault: run it at 100,000 and at 1,000,000 and compare (a vault from
 ``bench/run.py --scale 1m`` can be reused: hard-link its files and copy its index, see README).
@@ -12,6 +14,7 @@ The vault is written once (plain markdown files, then the index is built when th
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import sys
 import time
@@ -70,6 +73,7 @@ def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--count", type=int, default=100_000)
     parser.add_argument("--vault", type=Path, default=None)
+    parser.add_argument("--json", action="store_true", help="print the rows as one JSON line")
     args = parser.parse_args()
     vault = args.vault or Path(f"/tmp/mc-bench-{args.count}")
     rows: list[tuple[str, str]] = []
@@ -151,6 +155,9 @@ def main() -> int:
 
     rows.append(("app memory now / peak (RSS)", f"{_rss_mb('VmRSS'):,.0f} / {_rss_mb('VmHWM'):,.0f} MB (target < 2 GB)"))
     window.close()
+    if args.json:
+        print(json.dumps(rows))
+        return 0
     width = max(len(k) for k, _ in rows)
     print(f"\nMemory list on a {args.count}-memory vault ({vault})")
     for k, v in rows:

@@ -6,8 +6,11 @@ product and top-k), the floor any exact search has to pay; their ratio is what t
 
 from __future__ import annotations
 
+import json
 import resource
 import shutil
+import subprocess
+import sys
 import tempfile
 import time
 from dataclasses import dataclass
@@ -61,6 +64,22 @@ class Progress:
             self._next = done / total + self.step
 
 
+def app_rows(root: Path) -> list[dict[str, str]]:
+    """The desktop app on this vault (bench/gui_list_scroll.py in a process of its own, so its memory is the
+    app's alone): opening, the memory list's pages and its longest stall while scrolling, the app's memory."""
+    script = Path(__file__).resolve().parent / "gui_list_scroll.py"
+    done = subprocess.run([sys.executable, str(script), "--vault", str(root), "--json"], capture_output=True,
+                          text=True, check=False)
+    if done.returncode != 0:
+        return [{"benchmark": "the app on this vault", "note": f"failed: {done.stderr.strip()[-300:]}"}]
+    out = []
+    for name, value in json.loads(done.stdout.strip().splitlines()[-1]):
+        figure, _, target = value.partition(" (target ")
+        out.append({"benchmark": f"app: {name}", "n": "1", "p50 ms": figure, "p95 ms": "",
+                    "target": target.rstrip(")")})
+    return out
+
+
 def numpy_scan(vectors: np.ndarray, query: np.ndarray, k: int = 10) -> np.ndarray:
     scores = vectors @ query
     top = np.argpartition(-scores, k)[:k]
@@ -68,7 +87,8 @@ def numpy_scan(vectors: np.ndarray, query: np.ndarray, k: int = 10) -> np.ndarra
 
 
 def run(n: int, dim: int, n_queries: int, workdir: Path | None = None,
-        scale: Scale = SCALES["100k"]) -> list[dict[str, str]]:
+        scale: Scale = SCALES["100k"], app: bool = False) -> list[dict[str, str]]:
+    """``app``: also open the vault in the desktop app (offscreen) and scroll its memory list (app_rows)."""
     rows: list[dict[str, str]] = []
     t = time.perf_counter()
     corpus: Corpus = make_corpus(n, dim, n_queries)
@@ -126,6 +146,8 @@ def run(n: int, dim: int, n_queries: int, workdir: Path | None = None,
         saves = time_each(lambda s: svc.save(s, category="context", keywords=["bench"]), texts)
         rows.append(row(f"save without embedding, {n} memories", saves, "p50 <= 5 ms"))
         svc.close()
+        if app:
+            rows += app_rows(root)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     return rows
