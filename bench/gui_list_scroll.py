@@ -26,7 +26,7 @@ os.environ.setdefault("OLLAMA_HOST", "http://127.0.0.1:9")
 from PySide6.QtCore import QEventLoop, QSettings, QTimer  # noqa: E402
 
 from memory_curator.core.service import MemoryService  # noqa: E402
-from memory_curator.gui.app import create_app  # noqa: E402
+from memory_curator.gui.app import create_app, freeze_startup_heap  # noqa: E402
 from memory_curator.gui.models.memory_table import PAGE  # noqa: E402
 from memory_curator.gui.settings import AppSettings  # noqa: E402
 from memory_curator.gui.windows.main_window import MainWindow  # noqa: E402
@@ -89,6 +89,7 @@ def main() -> int:
     window = MainWindow(AppSettings(QSettings(str(vault) + ".ini", QSettings.Format.IniFormat)))
     window.resize(1280, 800)
     t = time.perf_counter()
+    freeze_startup_heap()  # as the app's start does
     window.open_vault(vault, embedder="none")
     window.show()
     model, view = window.list_model, window.list_view

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 from pathlib import Path
 
 import pytest
@@ -15,8 +16,10 @@ from memory_curator.gui.windows.main_window import MainWindow
 
 @pytest.fixture(autouse=True)
 def app_setup(qapp):
-    """The app's fonts and palette, as ``run`` sets them up."""
-    return create_app([])
+    """The app's fonts and palette, as ``run`` sets them up. The app's start freezes the heap it made
+    (gui/app.py freeze_startup_heap): in a test run that would keep earlier tests' garbage, so it thaws."""
+    yield create_app([])
+    gc.unfreeze()
 
 
 @pytest.fixture
