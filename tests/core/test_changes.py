@@ -88,7 +88,7 @@ def test_files_written_by_another_engine_process_need_no_resync(vault_dir, confi
     other = MemoryService.open(vault_dir, embedder="none", config=config)
     try:
         syncs: list[int] = []
-        monitor = ChangeMonitor(app.store, app.vault, lambda: syncs.append(1) or 0, full_scan_s=1e9, watch=False)
+        monitor = ChangeMonitor(app.store, app.vault, lambda _tracker: syncs.append(1) or 0, full_scan_s=1e9, watch=False)
         other.save("Indexed by the process that wrote it", category="decisions")
         os.utime(Path(vault_dir) / "decisions", ns=(5, 5))
         assert monitor.poll().index_changed and syncs == []  # the folder agrees with its rows: no sync

@@ -17,7 +17,7 @@ def test_a_slow_full_scan_waits_longer_before_the_next(svc):
     clock = FakeClock()
     scans: list[float] = []
 
-    def slow_sync() -> int:
+    def slow_sync(_tracker) -> int:
         scans.append(clock.now)
         clock.now += 2.0  # this vault takes two seconds to scan
         return 0
@@ -37,7 +37,7 @@ def test_a_slow_full_scan_waits_longer_before_the_next(svc):
 def test_a_fast_full_scan_keeps_the_base_interval(svc):
     clock = FakeClock()
     scans: list[float] = []
-    monitor = ChangeMonitor(svc.store, svc.vault, lambda: scans.append(clock.now) or 0, full_scan_s=5.0,
+    monitor = ChangeMonitor(svc.store, svc.vault, lambda _tracker: scans.append(clock.now) or 0, full_scan_s=5.0,
                             clock=clock, watch=False)
     for _ in range(3):
         clock.now += 5.0

@@ -26,7 +26,7 @@ def test_an_edit_in_place_is_noticed_by_its_event(svc):
     item = svc.save("Original words", title="Edited")
     syncs: list[int] = []
 
-    def sync():
+    def sync(_tracker):
         syncs.append(1)
         return svc.sync().changed
 
@@ -116,7 +116,7 @@ def test_a_file_that_could_not_be_read_and_is_fixed_in_place_is_read_again(svc):
     broken.write_text("---\ntitle: [unclosed\n---\nx", encoding="utf-8")
     svc.sync()
     assert [p.path for p in svc.health().unreadable] == ["context/broken.md"]
-    monitor = ChangeMonitor(svc.store, svc.vault, lambda: svc.sync().changed, full_scan_s=1e9)
+    monitor = ChangeMonitor(svc.store, svc.vault, lambda _tracker: svc.sync().changed, full_scan_s=1e9)
     try:
         assert monitor.poll().files_changed == 0 and monitor.watching
         broken.write_text("---\ntitle: Fixed\n---\nnow readable", encoding="utf-8")  # an editor repairs it

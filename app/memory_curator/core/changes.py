@@ -18,10 +18,12 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 from memory_curator.core.index.store import IndexStore
+from memory_curator.core.progress import Tracker
 from memory_curator.core.vault.store import Vault
 from memory_curator.core.watching import FileWatcher
 
@@ -43,12 +45,18 @@ class ChangeReport:
         return self.index_changed or self.files_changed > 0
 
 
+class _NotNow(Exception):
+    """The sync could not run now (another process holds the write lock)."""
+
+
 class ChangeMonitor:
-    def __init__(self, store: IndexStore, vault: Vault, sync: Callable[[], int | None], *, full_scan_s: float = FULL_SCAN_S,
-                 clock: Callable[[], float] = time.monotonic, watch: bool = True):
+    def __init__(self, store: IndexStore, vault: Vault, sync: Callable[[Tracker | None], int | None], *,
+                 full_scan_s: float = FULL_SCAN_S, clock: Callable[[], float] = time.monotonic, watch: bool = True):
         self._store = store
         self._vault = vault
-        self._sync = sync  # syncs the index with the files: how many changed, or None when it could not now
+        # Syncs the index with the files (progress and cancel through the tracker): how many changed, or None
+        # when it could not now.
+        self._sync = sync
         self._full_scan_s = full_scan_s
         self._clock = clock
         self._data_version = self._read_data_version()
@@ -56,6 +64,7 @@ class ChangeMonitor:
         self._folders = self._folder_signature()
         self._last_full = clock()
         self._scan_backoff = 0.0
+        self._scanning = False  # a full sync is running (full_scan): a nested one counts once
         # Started by the first poll, not here: a CLI command opens the service and never polls.
         self._watch = watch
         self._watcher: FileWatcher | None = None
@@ -68,12 +77,39 @@ class ChangeMonitor:
         """Whether file events are noticed (else only the periodic scan finds edits made in place)."""
         return self._watcher is not None
 
-    def _watched_folders(self) -> set[str]:
+    def start_watching(self) -> None:
+        """File events from now on (the first poll starts them otherwise). What changed before had no watcher to
+        report it, so the next poll scans once, unless a full sync (``full_scan``) runs first: the app starts
+        watching before its opening sync, which then counts as that scan (one full sync at opening, not two)."""
         if self._watch and self._watcher is None:
             self._watch = False  # one try: where it cannot start, the periodic scan stays
             self._watcher = FileWatcher.start(self._vault.root)
-            # What changed between opening and now had no watcher to report it: this poll scans once.
             self._last_full = float("-inf")
+
+    @contextmanager
+    def full_scan(self) -> Iterator[None]:
+        """Around a full sync: the folders' mtimes are taken before it (a change made while it runs is seen by
+        the next poll) and, once it has ended, it counts as the periodic scan. One that fails or is cancelled
+        counts for nothing: the old view stays, so the next poll looks again."""
+        if self._scanning:
+            yield
+            return
+        self._scanning = True
+        start, previous = self._clock(), self._folders
+        self._folders = self._folder_signature()
+        try:
+            yield
+        except BaseException:
+            self._folders = previous
+            raise
+        finally:
+            self._scanning = False
+        self._last_full = self._clock()
+        cost = self._last_full - start
+        self._scan_backoff = cost * SCAN_COST_FACTOR if cost > SLOW_SCAN_S else 0.0
+
+    def _watched_folders(self) -> set[str]:
+        self.start_watching()
         if self._watcher is not None and not self._watcher.alive:
             self._watcher = None  # its thread died: back to the periodic scan
         return self._watcher.take() if self._watcher is not None else set()
@@ -115,7 +151,9 @@ class ChangeMonitor:
                 return True
         return False
 
-    def poll(self) -> ChangeReport:
+    def poll(self, tracker: Tracker | None = None) -> ChangeReport:
+        """Sync if something changed (or the periodic scan is due); ``tracker`` carries the sync's progress and
+        cancel (a cancelled sync raises Cancelled and keeps the old view: the next poll syncs again)."""
         files_changed = 0
         folders = self._folder_signature()
         now = self._clock()
@@ -127,17 +165,17 @@ class ChangeMonitor:
         due = now - self._last_full >= max(interval, self._scan_backoff)
         if due or self._out_of_step(changed_folders):
             try:
-                synced = self._sync()
-            except BaseException:  # the index locked elsewhere, a full disk: what changed waits for the next poll
-                self._keep_old_view(previous, evented)
-                raise
-            if synced is None:  # another process is writing: keep the old view, the next poll looks again
+                with self.full_scan():
+                    synced = self._sync(tracker)
+                    if synced is None:  # another process is writing: keep the old view, the next poll looks again
+                        raise _NotNow
+            except _NotNow:
                 self._keep_old_view(previous, evented)
                 return ChangeReport(self._index_moved(), 0)
+            except BaseException:  # the index locked elsewhere, a full disk, a cancel: what changed waits
+                self._keep_old_view(previous, evented)
+                raise
             files_changed = synced
-            self._last_full = self._clock()
-            cost = self._last_full - now
-            self._scan_backoff = cost * SCAN_COST_FACTOR if cost > SLOW_SCAN_S else 0.0
         return ChangeReport(self._index_moved(), files_changed)
 
     def _keep_old_view(self, folders: dict[str, int], evented: set[str]) -> None:

@@ -302,14 +302,18 @@ class _Difference:
     on_disk: int = 0
 
 
-def _compare(store: IndexStore, vault: Vault, known_problems: set[str], *, fresh: bool) -> _Difference:
+def _compare(store: IndexStore, vault: Vault, known_problems: set[str], tracker: Tracker | None, *,
+             fresh: bool) -> _Difference:
     """Compare the scan with the index ``COMPARE_CHUNK`` files at a time (their rows looked up by path). Files
     gone from the disk are looked for only in the folders whose indexed count exceeds what the scan matched
-    there: none in a sync where nothing was deleted by another program."""
+    there: none in a sync where nothing was deleted by another program. A cancel is heard between chunks (the
+    comparison is most of a sync at 1,000,000 files, ~20 s, when few files changed)."""
     diff = _Difference()
     matched: dict[str, int] = {}
     scan = vault.scan()
     while part := list(itertools.islice(scan, COMPARE_CHUNK)):
+        if tracker is not None:
+            tracker.check()
         diff.on_disk += len(part)
         indexed = {} if fresh else store.indexed_stats([st.rel for st in part])
         for st in part:
@@ -367,7 +371,7 @@ def sync(store: IndexStore, vault: Vault, tracker: Tracker | None = None, *, fre
     report = SyncReport()
     problems = store.problems()
     known_problems = {p.path for p in problems}
-    diff = _compare(store, vault, known_problems, fresh=fresh)
+    diff = _compare(store, vault, known_problems, tracker, fresh=fresh)
     changed, gone = list(diff.changed), diff.gone
     if changed or gone:  # a file that lost an id to another may win it now (the other gone or changed)
         changed += [p.path for p in problems
@@ -413,8 +417,8 @@ def _index_changed(store: IndexStore, vault: Vault, changed: Sequence[str], on_d
                     report.updated += 1
                 else:
                     report.added += 1
-            if tracker is not None:
-                tracker.step(len(part), "reading files")
+        if tracker is not None:  # after the commit: a cancel keeps the batch
+            tracker.step(len(part), "reading files")
 
 
 def _insert_all(store: IndexStore, vault: Vault, stats: Sequence[FileStat], seen_ids: dict[str, str],

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from memory_curator.core import direct, embedding, health, indexing, model, search, stats
-from memory_curator.core.changes import ChangeMonitor, ChangeReport
+from memory_curator.core.changes import ChangeReport
 from memory_curator.core.config import MemoryConfig
 from memory_curator.core.conflicts.unit import Conflicts
 from memory_curator.core.embed.base import Embedder
@@ -34,6 +34,7 @@ from memory_curator.core.lifecycle.trash import delete_trashed, trashed_items
 from memory_curator.core.memories import Memories, writes
 from memory_curator.core.model import BatchResult, MemoryItem, SearchResults
 from memory_curator.core.progress import CancelToken, ProgressFn, Tracker
+from memory_curator.core.syncing import Syncing
 from memory_curator.core.vault.codec import check_salience
 from memory_curator.core.vault.settings import VaultSettings
 from memory_curator.core.vault.slug import validate_category
@@ -56,8 +57,9 @@ class MemoryService:
         self.sources = sources.Sources(self.memories)  # other assistants' memories in, Claude Code's out
         self.conflicts = Conflicts(self.memories)  # sync conflicts: listed, merged when no person is needed, resolved
         self.counts = stats.Counts(store, vault)  # what the window shows often, cheap at 1,000,000 (stats() is not)
-        self.last_sync: indexing.SyncReport | None = None
-        self._changes = ChangeMonitor(store, vault, self._sync_changed, watch=config.watch_files)  # from now on
+        self.syncing = Syncing(self.memories, self.conflicts, self.embedding, config)  # others' changes, from now on
+        self._changes = self.syncing.monitor
+        self.start_watching = self._changes.start_watching  # file events before the first poll (the app's opening)
 
     @classmethod
     def open(cls, vault_dir: str | Path, embedder: str | Embedder = "auto", config: MemoryConfig | None = None,
@@ -75,7 +77,7 @@ class MemoryService:
             raise
         svc = cls(vault, store, chosen, config, settings, background=background)
         if rebuilt or sync:
-            svc.last_sync = svc.conflicts.settled(svc.memories.sync_all(fresh=rebuilt))
+            svc.syncing.last_sync = svc.conflicts.settled(svc.memories.sync_all(fresh=rebuilt))
         return svc
 
     def close(self) -> None:
@@ -93,21 +95,14 @@ class MemoryService:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    def poll_changes(self) -> ChangeReport:
-        """Cheap look (every half second, on the service's thread) for others' changes: sync, embed, commit history."""
-        report = self._changes.poll()
-        if report.index_changed:  # another process (or the app's jobs lane) saved memories its embedder left
-            self.embedding.kick_if_missing()
-        self.commit_history()
-        return report
+    def poll_changes(self, *, progress: ProgressFn | None = None, cancel: CancelToken | None = None) -> ChangeReport:
+        """Cheap look (every half second, on the service's thread) for others' changes: sync (``cancel`` stops it
+        between batches: Cancelled), embed, commit history."""
+        return self.syncing.poll(Tracker(0, progress, cancel))
 
-    def _sync_changed(self) -> int | None:
-        with self.write_lock.hold(wait=False) as held:
-            if not held:
-                return None  # another process is writing: the poll never waits for it
-            report = self.sync()
-        self.memories.history_pending = self.memories.history_pending or report.changed > 0
-        return report.changed + len(report.problems)  # a file that newly cannot be read is news to the window
+    @property
+    def last_sync(self) -> indexing.SyncReport | None:
+        return self.syncing.last_sync
 
     def commit_history(self, *, force: bool = False) -> str | None:
         """Commit pending changes when the vault is a git repository (batched unless ``force``)."""
@@ -348,9 +343,7 @@ class MemoryService:
 
     def sync(self, *, progress: ProgressFn | None = None, cancel: CancelToken | None = None) -> indexing.SyncReport:
         """Pick up files added, changed or removed by other programs."""
-        self.last_sync = self.conflicts.settled(indexing.sync(self.store, self.vault, Tracker(0, progress, cancel)))
-        self.embedding.kick_if_missing()  # files edited by other programs lost their vectors: embed them again
-        return self.last_sync
+        return self.syncing.sync(Tracker(0, progress, cancel))
 
     def rebuild_index(self, *, embed: bool = True, progress: ProgressFn | None = None,
                       cancel: CancelToken | None = None) -> indexing.SyncReport:
@@ -358,7 +351,7 @@ class MemoryService:
         embedder down the rebuild still stands: the report's ``warnings`` say so and ``reindex_missing`` waits)."""
         report = indexing.rebuild(self.store, self.vault, Tracker(0, progress, cancel))
         report.warnings = self.embedding.backfill(progress=progress, cancel=cancel) if embed else ()
-        self.last_sync = report
+        self.syncing.last_sync = report
         return report
 
     def reindex_missing(self, *, progress: ProgressFn | None = None, cancel: CancelToken | None = None,

@@ -63,6 +63,9 @@ class _Executor(QObject):
     finished = Signal(int, bool, object)  # request id, ok, value or exception
     progressed = Signal(int, int, int, str)
     changed_elsewhere = Signal(object)  # a ChangeReport: another process or program changed the vault
+    # A poll's sync reading changed files (done, total), emitted on this thread: at 1,000,000 files a poll's
+    # full sync takes ~20 s, and the window says what the writer is busy with.
+    poll_progressed = Signal(int, int)
 
     def __init__(self, engine: Engine):
         super().__init__()
@@ -70,6 +73,8 @@ class _Executor(QObject):
         self.service: MemoryService | None = None
         self._poll_timer: QTimer | None = None
         self._poll_failures = PollFailures()
+        self.poll_cancel = CancelToken()  # set by Engine.shutdown: a poll's sync stops at its next batch
+        self._poll_emitted = 0.0
 
     def start_polling(self) -> None:
         """On the worker thread, between requests: never blocks the window, never counts as busy."""
@@ -86,13 +91,21 @@ class _Executor(QObject):
         if self.service is None:
             return
         try:
-            report = self.service.poll_changes()
+            report = self.service.poll_changes(progress=self._poll_progress, cancel=self.poll_cancel)
+        except Cancelled:
+            return  # the engine is closing; what the sync committed stays, the next one (a next run) does the rest
         except Exception as exc:  # noqa: BLE001 - logged once per run of failures; the timer polls again
             self._poll_failures.failed(exc)
             return
         self._poll_failures.succeeded()
         if report.changed:
             self.changed_elsewhere.emit(report)
+
+    def _poll_progress(self, done: int, total: int, _message: str = "") -> None:
+        now = time.monotonic()
+        if now - self._poll_emitted >= PROGRESS_INTERVAL_S or done >= total:
+            self._poll_emitted = now
+            self.poll_progressed.emit(done, total)
 
     @Slot(int, object, object)
     def execute(self, rid: int, fn: Callable[..., Any], token: CancelToken) -> None:
@@ -134,6 +147,9 @@ def _open_service(executor: _Executor, ctx: _Context) -> MemoryService:
         # No sync here: the window shows the index at once and asks for a sync next (with progress).
         executor.service = MemoryService.open(spec["vault"], embedder=spec["embedder"], config=spec["config"],
                                               sync=False)
+        # File events from before the window's opening sync: that sync is then the polls' first full scan (at
+        # 1,000,000 files a second one, ~20 s, ran at the first poll), and what changes while it runs is seen.
+        executor.service.start_watching()
     finally:
         engine._writer_ready.set()
     executor.start_polling()
@@ -223,6 +239,7 @@ class Engine(QObject):
     open_failed = Signal(object)
     busy_changed = Signal(bool)
     changed_elsewhere = Signal(object)  # a ChangeReport, on the main thread
+    syncing = Signal(int, int)  # a poll's sync reading files changed by other programs: done, total
 
     def __init__(self, vault: Path, config: MemoryConfig, embedder: str | Embedder = "auto",
                  parent: QObject | None = None):
@@ -240,6 +257,7 @@ class Engine(QObject):
         self._slow: _Lane | None = None  # opened at the first slow read
         self._closing = False
         self._writer.executor.changed_elsewhere.connect(self.changed_elsewhere)
+        self._writer.executor.poll_progressed.connect(self.syncing)
         req = self._enqueue(_open_service, None, self._writer)
         self._enqueue(_open_reader, None, self._reader)
         req.done.connect(self.opened)
@@ -341,12 +359,16 @@ class Engine(QObject):
         return None if service is None else service.embedding
 
     def shutdown(self, timeout_ms: int = 5000) -> None:
-        """Cancel what is running, close each service on its own thread, and stop the threads, waiting at most
-        ``timeout_ms`` for all of them together (an embedder stuck on the network is never waited for: the
-        background embedding is a daemon thread and searches wait for it only briefly)."""
+        """Cancel what is running (requests and a poll's sync, which stop at their next batch), close each
+        service on its own thread, and wait for the threads to stop. A thread still running after ``timeout_ms``
+        is logged and waited for: Qt aborts the process when a QThread object goes while its thread runs, which
+        closing during a poll's full sync at 1,000,000 files did (it ran ~20 s and took no cancel). An embedder
+        stuck on the network is never waited for: the background embedding is a daemon thread and searches
+        wait for it only briefly."""
         self._closing = True
         for req in list(self._pending.values()):
             req.cancel()
+        self._writer.executor.poll_cancel.cancel()
         embedding = self.embedding
         if embedding is not None:
             embedding.pause()  # stop the background round at once, before the close request is even reached
@@ -358,4 +380,6 @@ class Engine(QObject):
         for lane in lanes:
             left = max(0, int((deadline - time.monotonic()) * 1000))
             if not lane.thread.wait(left):
-                log.warning("The engine thread %s did not stop within %d ms", lane.thread.objectName(), timeout_ms)
+                log.warning("The engine thread %s did not stop within %d ms; waiting for it to finish its step.",
+                            lane.thread.objectName(), timeout_ms)
+                lane.thread.wait()

@@ -214,6 +214,8 @@ class MainWindow(QMainWindow):
         self.engine.opened.connect(lambda _svc: self._on_opened(Path(path)))
         self.engine.open_failed.connect(self._on_open_failed)
         self.engine.changed_elsewhere.connect(self.refresh_after_outside_change)
+        self.engine.syncing.connect(lambda done, total: self.status.showMessage(
+            f"Reading files other programs changed: {done:,} of {total:,}", 3000))
         self.setWindowTitle(f"Memory Curator — {path}")
 
     def _on_opened(self, path: Path) -> None:

@@ -1,0 +1,47 @@
+"""The index kept in step with files other programs change: a full sync when asked (the app's opening sync, the
+CLI's ``sync``), and the polls' cheap looks (``core/changes.py``) that sync when something changed.
+
+Both take a Tracker: the app cancels a poll's sync when it closes (a full sync of 1,000,000 files takes ~20 s).
+A cancelled sync keeps the batches it committed; the next sync does the rest (it compares every file again).
+"""
+
+from __future__ import annotations
+
+from memory_curator.core import indexing
+from memory_curator.core.changes import ChangeMonitor, ChangeReport
+from memory_curator.core.config import MemoryConfig
+from memory_curator.core.conflicts.unit import Conflicts
+from memory_curator.core.embedding import Embedding
+from memory_curator.core.memories import Memories
+from memory_curator.core.progress import Tracker
+
+
+class Syncing:
+    def __init__(self, memories: Memories, conflicts: Conflicts, embedding: Embedding, config: MemoryConfig):
+        self._memories, self._conflicts, self._embedding = memories, conflicts, embedding
+        self.last_sync: indexing.SyncReport | None = None
+        self.monitor = ChangeMonitor(memories.store, memories.vault, self._sync_changed, watch=config.watch_files)
+
+    def sync(self, tracker: Tracker | None) -> indexing.SyncReport:
+        """Every file compared with its row; it counts as the poll's periodic (or first) full scan."""
+        with self.monitor.full_scan():
+            report = indexing.sync(self._memories.store, self._memories.vault, tracker)
+            self.last_sync = self._conflicts.settled(report)
+        self._embedding.kick_if_missing()  # files edited by other programs lost their vectors: embed them again
+        return self.last_sync
+
+    def poll(self, tracker: Tracker | None) -> ChangeReport:
+        report = self.monitor.poll(tracker)
+        if report.index_changed:  # another process (or the app's jobs lane) saved memories its embedder left
+            self._embedding.kick_if_missing()
+        self._memories.commit_history()
+        return report
+
+    def _sync_changed(self, tracker: Tracker | None) -> int | None:
+        memories = self._memories
+        with memories.write_lock.hold(wait=False) as held:
+            if not held:
+                return None  # another process is writing: the poll never waits for it
+            report = self.sync(tracker)
+        memories.history_pending = memories.history_pending or report.changed > 0
+        return report.changed + len(report.problems)  # a file that newly cannot be read is news to the window
