@@ -22,13 +22,14 @@ from __future__ import annotations
 import json
 
 from memory_curator.core.index.db import Connection, OperationalError
-from memory_curator.core.index.migrations import FACET_COUNTS, KEYWORD_COUNTS, LABEL_COUNTS
+from memory_curator.core.index.migrations import CONTENT_CHARS, FACET_COUNTS, KEYWORD_COUNTS, LABEL_COUNTS
 
 TABLES = ("memories", "graph_mentions", "graph_edges")
-# The triggers keeping counts (migrations 11, 12) by name prefix, with the table they keep and how it is counted at the end
+# The triggers keeping counts (migrations 11-13) by name prefix, with the table they keep and how it is counted at the end
 COUNTING = {"memories_keywords_": ("keyword_counts", "value", KEYWORD_COUNTS),
             "memories_labels_": ("label_counts", "label", LABEL_COUNTS),
-            "memories_facets_": ("facet_counts", "facet, value", FACET_COUNTS)}
+            "memories_facets_": ("facet_counts", "facet, value", FACET_COUNTS),
+            "memories_chars_": ("content_totals", "k", CONTENT_CHARS)}
 KEY = "bulk_load_indexes"  # in meta: the CREATE INDEX statements to run again
 FTS = "memories_fts"
 AUTOMERGE = 4  # FTS5's default

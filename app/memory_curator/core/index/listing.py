@@ -135,22 +135,28 @@ def unembedded(store: IndexStore, limit: int) -> list[tuple[str, str]]:
 
 
 def totals(store: IndexStore) -> tuple[int, float | None, str | None, str | None, int | None, dict[str, int]]:
-    """(count, mean salience, oldest and newest created_at, characters of content, count per category)."""
-    total, avg, oldest, newest, chars = store.conn.execute(
-        "SELECT COUNT(*), AVG(salience), MIN(created_at), MAX(created_at), SUM(LENGTH(content)) FROM memories"
-    ).fetchone()
-    by_cat = dict(store.conn.execute("SELECT category, COUNT(*) FROM memories GROUP BY category"))
-    return total, avg, oldest, newest, chars, by_cat
+    """(count, mean salience, oldest and newest created_at, characters of content, count per category), none
+    read from every memory's row: counts and characters from the tables triggers keep (migrations 12, 13), the
+    mean from the salience index, the oldest and newest each from one end of the created_at index."""
+    by_cat = _facet(store, "category")
+    conn = store.conn
+    avg = conn.execute("SELECT AVG(salience) FROM memories").fetchone()[0]
+    oldest = conn.execute("SELECT MIN(created_at) FROM memories").fetchone()[0]
+    newest = conn.execute("SELECT MAX(created_at) FROM memories").fetchone()[0]
+    row = conn.execute("SELECT n FROM content_totals WHERE k = 'content'").fetchone()
+    return sum(by_cat.values()), avg, oldest, newest, row[0] if row else 0, by_cat
 
 
 def lifecycle_counts(store: IndexStore, now: datetime | None = None) -> dict:
-    """The MemoryStats fields about the lifecycle: pinned, superseded, expired, and counts per memory type."""
-    pinned, superseded, expired = store.conn.execute(
-        "SELECT COALESCE(SUM(pinned), 0), COUNT(superseded_by), COALESCE(SUM(expires_at <= ?), 0) FROM memories",
-        (format_dt(now or utcnow()),),
-    ).fetchone()
+    """The MemoryStats fields about the lifecycle: pinned, superseded, expired, and counts per memory type
+    (each from its partial index: the few memories it is about, not every row)."""
+    conn = store.conn
+    pinned = conn.execute("SELECT COALESCE(SUM(pinned), 0) FROM memories WHERE pinned <> 0").fetchone()[0]
+    superseded = conn.execute("SELECT COUNT(*) FROM memories WHERE superseded_by IS NOT NULL").fetchone()[0]
+    expired = conn.execute("SELECT COUNT(*) FROM memories WHERE expires_at IS NOT NULL AND expires_at <= ?",
+                           (format_dt(now or utcnow()),)).fetchone()[0]
     by_type: dict[str, int] = {}
-    for kinds, n in store.conn.execute(
+    for kinds, n in conn.execute(
             "SELECT memory_type, COUNT(*) FROM memories WHERE memory_type IS NOT NULL GROUP BY 1"):
         for kind in kinds.split(","):
             by_type[kind] = by_type.get(kind, 0) + n

@@ -319,6 +319,27 @@ def m012_browse_counts(conn: Connection) -> None:
     )
 
 
+CONTENT_CHARS = "SELECT 'content', COALESCE(SUM(LENGTH(content)), 0) FROM memories"
+_ADD_CHARS = """
+    UPDATE content_totals SET n = n + LENGTH(NEW.content) WHERE k = 'content';"""
+_DROP_CHARS = """
+    UPDATE content_totals SET n = n - LENGTH(OLD.content) WHERE k = 'content';"""
+
+
+def m013_stats_totals(conn: Connection) -> None:
+    """``stats()`` without reading every memory (3.7 s at 1,000,000, the CLI's and the servers' stats): the
+    characters of content kept by triggers as the browse counts are (migrations 11, 12); the oldest and newest
+    memory from an index on ``created_at`` (also the list sorted by creation); pinned ones from a partial index."""
+    run_script(conn,
+        f"""
+        CREATE TABLE content_totals (k PRIMARY KEY, n INTEGER NOT NULL) WITHOUT ROWID;
+        INSERT INTO content_totals (k, n) {CONTENT_CHARS};
+        CREATE INDEX idx_memories_created ON memories(created_at);
+        CREATE INDEX idx_memories_pinned ON memories(pinned) WHERE pinned <> 0;
+        """ + _counting_triggers("chars", "content", "OLD.content IS NOT NEW.content", _ADD_CHARS, _DROP_CHARS)
+    )
+
+
 MIGRATIONS: list[tuple[int, str, Callable[[Connection], None]]] = [
     (1, "initial", m001_initial),
     (2, "lifecycle", m002_lifecycle),
@@ -332,6 +353,7 @@ MIGRATIONS: list[tuple[int, str, Callable[[Connection], None]]] = [
     (10, "list_sort_indexes", m010_list_sort_indexes),
     (11, "keyword_counts", m011_keyword_counts),
     (12, "browse_counts", m012_browse_counts),
+    (13, "stats_totals", m013_stats_totals),
 ]
 
 
