@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from PySide6.QtCore import Qt
+
 from memory_curator.core.service import MemoryService
 from memory_curator.gui.models.memory_table import PAGE
 from memory_curator.gui.widgets.preview import SafePreview
@@ -35,3 +37,16 @@ def test_preview_renders_markdown_without_remote_content_or_script(qtbot):
     view.grab()  # layout and paint: the moment a browser would fetch images
     assert "http://example.com/pixel.png" in view.requested_resources  # asked for, and refused
     assert not view.openExternalLinks() and not view.openLinks()
+
+
+def test_each_column_of_the_list_shows_its_field(harness, vault_dir, config):
+    with MemoryService.open(vault_dir, embedder="none", config=config) as svc:
+        item = svc.save("Deploy on Fridays is forbidden", title="Deploy rule", category="decisions", salience=0.35)
+    w = harness.open(vault_dir)
+    model = w.list_model
+    cells = [model.index(0, c).data() for c in range(model.columnCount())]
+    day = item.updated_at.astimezone().strftime("%Y-%m-%d")
+    assert cells == ["Deploy rule", "decisions", "0.35", day, "0", "no"]
+    assert model.index(0, 3).data(Qt.ItemDataRole.ToolTipRole).startswith(f"Updated {day} ")
+    assert model.index(0, 2).data(Qt.ItemDataRole.TextAlignmentRole) is not None
+    assert model.index(0, 0).data(Qt.ItemDataRole.BackgroundRole) is None

@@ -48,6 +48,14 @@ def _fmt_date(item: MemoryItem, with_time: bool = False) -> str:
     return item.updated_at.astimezone().strftime("%Y-%m-%d %H:%M" if with_time else "%Y-%m-%d")
 
 
+_CELLS = (None, lambda it: it.category, lambda it: f"{it.salience:.2f}", _fmt_date, lambda it: str(it.access_count),
+          lambda it: "yes" if it.embedded else "no")  # columns 1-5 as the list shows them (the title is data's)
+
+
+_ROLES = frozenset((Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.ToolTipRole, Qt.ItemDataRole.FontRole,
+                    Qt.ItemDataRole.TextAlignmentRole, ItemRole, IdRole))  # the roles data() answers
+
+
 class MemoryTableModel(RowsTableModel):
     columns = COLUMNS
     loaded = Signal(int)  # total rows for the current filter
@@ -138,14 +146,17 @@ class MemoryTableModel(RowsTableModel):
     # -- Qt model -------------------------------------------------------------------------------------
 
     def data(self, index: QModelIndex | QPersistentModelIndex, role=Qt.ItemDataRole.DisplayRole):
+        if role not in _ROLES:  # most of a repaint's questions (colours, icons, check states...)
+            return None
         item: MemoryItem | None = self.row_at(index)
         if item is None:
             return None
         col = index.column()
         conflict = item.id in self.in_conflict
         if role == Qt.ItemDataRole.DisplayRole:
-            return ("⚠ " + item.title if conflict and col == 0 else item.title, item.category, f"{item.salience:.2f}", _fmt_date(item), str(item.access_count),
-                    "yes" if item.embedded else "no")[col]
+            if col == 0:
+                return "⚠ " + item.title if conflict else item.title
+            return _CELLS[col](item)  # only the cell asked for: a repaint asks for each one in turn
         if role == Qt.ItemDataRole.ToolTipRole and col == 3:
             return f"Updated {_fmt_date(item, with_time=True)}"
         if role == Qt.ItemDataRole.ToolTipRole and col == 0 and conflict:
