@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import os
 import socket
+import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -12,6 +14,7 @@ from dataclasses import dataclass
 import httpx
 import pytest
 import uvicorn
+from mcp import StdioServerParameters
 
 from memory_curator.core.service import MemoryService
 from memory_curator.server.app import build_app
@@ -64,3 +67,13 @@ def running_api(vault_dir, config, **app_options) -> Iterator[RunningApi]:
 def api(vault_dir, config) -> Iterator[RunningApi]:
     with running_api(vault_dir, config) as running:
         yield running
+
+
+@pytest.fixture
+def stdio_mcp(vault_dir) -> StdioServerParameters:
+    """`memory-curator mcp` on the vault, as an MCP client starts it (a subprocess over stdio)."""
+    return StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "memory_curator.cli.main", "--vault", str(vault_dir), "--embedder", "none", "mcp"],
+        env={**os.environ, "OLLAMA_HOST": "http://127.0.0.1:9"},
+    )

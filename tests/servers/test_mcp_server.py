@@ -10,7 +10,7 @@ import sys
 import time
 
 import pytest
-from mcp import Client, StdioServerParameters
+from mcp import Client
 
 from memory_curator.core.service import MemoryService
 from memory_curator.mcp.server import build_server
@@ -122,15 +122,9 @@ def test_bad_input_comes_back_as_tool_errors(worker):
     _run(session())
 
 
-def test_stdio_server_subprocess(vault_dir):
-    params = StdioServerParameters(
-        command=sys.executable,
-        args=["-m", "memory_curator.cli.main", "--vault", str(vault_dir), "--embedder", "none", "mcp"],
-        env={**os.environ, "OLLAMA_HOST": "http://127.0.0.1:9"},
-    )
-
+def test_stdio_server_subprocess(vault_dir, stdio_mcp):
     async def session():
-        async with Client(params) as c:
+        async with Client(stdio_mcp) as c:
             assert {t.name for t in (await c.list_tools()).tools} == TOOLS
             stored = await _stored(c, {"content": "Stored over stdio", "keywords": ["stdio"]})
             hits = await _ok(c, "memory_search", {"query": "stdio", "search_mode": "keyword"})

@@ -26,7 +26,13 @@ from memory_curator.core.embed.background import Backfill, EmbedProgress, ModelC
 from memory_curator.core.embed.base import Embedder, EmbedderSpec
 from memory_curator.core.errors import EmbedderUnavailable, EmbeddingError, ValidationError
 from memory_curator.core.index.store import IndexStore
-from memory_curator.core.model import NOT_EMBEDDED_YET, EmbedderStatus, MemoryItem, Notice
+from memory_curator.core.model import (
+    NOT_EMBEDDED_YET,
+    SEMANTIC_UNAVAILABLE,
+    EmbedderStatus,
+    MemoryItem,
+    Notice,
+)
 from memory_curator.core.progress import CancelToken, ProgressFn, Tracker
 from memory_curator.core.vault.settings import VaultSettings
 
@@ -230,12 +236,12 @@ class Embedding:
             if self.embedder is None and mode == "hybrid":
                 return None  # a keyword-only vault by choice: hybrid is keyword search, nothing to warn about
             why = self.error or "no embedder is configured"
-            warnings.append(f"Semantic search unavailable ({why}); showing keyword results.")
+            warnings.append(_keyword_instead(why))
             return None
         if self.store.vectors.count() == 0:
             progress = self.progress
             if progress.state in ("waiting", "stopped"):
-                warnings.append(f"Semantic search unavailable ({progress.message}); showing keyword results.")
+                warnings.append(_keyword_instead(progress.message))
             elif self.store.count():
                 warnings.append(Notice("No memory is embedded yet, so these are keyword results; the memories are "
                                        "being embedded in the background.", NOT_EMBEDDED_YET))
@@ -246,18 +252,18 @@ class Embedding:
             None if self.store.vectors.model in (None, emb.key) else
             f"this vault's vectors come from {self.store.vectors.model}, not {emb.key}; open the vault again")
         if changed:
-            warnings.append(f"Semantic search unavailable ({changed}); showing keyword results.")
+            warnings.append(_keyword_instead(changed))
             return None
         try:
             vec = self._query_within(emb, query)
             indexing.check_vectors(self.store, [vec])
         except QueryTooSlow as exc:
             self.down(exc)  # the next searches skip it for ``embedder_retry_s`` instead of waiting each time
-            warnings.append(f"{exc} Showing keyword results.")
+            warnings.append(Notice(f"{exc} Showing keyword results.", SEMANTIC_UNAVAILABLE))
             return None
         except EmbeddingError as exc:
             self.down(exc)
-            warnings.append(f"Semantic search unavailable ({exc}); showing keyword results.")
+            warnings.append(_keyword_instead(exc))
             return None
         self.up()
         return vec
@@ -450,3 +456,7 @@ def close_embedder(embedder: Embedder | None) -> None:
     close = getattr(embedder, "close", None)
     if close is not None:
         close()
+
+
+def _keyword_instead(why: object) -> Notice:
+    return Notice(f"Semantic search unavailable ({why}); showing keyword results.", SEMANTIC_UNAVAILABLE)

@@ -28,9 +28,13 @@ from memory_curator.core.model import (
     SEARCH_MODES,
     SORT_KEYS,
     MemoryItem,
+    Notice,
     RankExplanation,
     SearchResult,
     SearchResults,
+)
+from memory_curator.core.model import (
+    SEMANTIC_WEIGHT_LOWERED as LOWERED,
 )
 from memory_curator.core.text import tokens
 from memory_curator.core.text.chunking import chunk_text
@@ -152,8 +156,8 @@ def semantic_weight_for(query: str, embedder: Embedder | None, keyword_weight: f
     if share <= 0.0:
         return base, ""
     if share >= 0.5:
-        return 0.0, f"semantic ranks ignored: {embedder.model} does not read this language"
-    return base * (1.0 - 2 * share), f"semantic weight lowered: {embedder.model} reads English only"
+        return 0.0, Notice(f"semantic ranks ignored: {embedder.model} does not read this language", LOWERED)
+    return base * (1.0 - 2 * share), Notice(f"semantic weight lowered: {embedder.model} reads English only", LOWERED)
 
 
 def unreadable_shares(store: IndexStore, pks: Sequence[int], embedder: Embedder | None) -> dict[int, float]:

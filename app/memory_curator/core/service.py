@@ -282,7 +282,7 @@ class MemoryService:
                       offset: int = 0, order_by: str = "updated", include_superseded: bool = True,
                       keyword: str | None = None, descending: bool | None = None, scope: str | None = None,
                       actor: str | None = None, memory_type: str | None = None, label: str | None = None,
-                      visible_to: Sequence[str] | None = None, after: MemoryItem | None = None,
+                      visible_to: Sequence[str] | None = None, after: MemoryItem | tuple[Any, int] | None = None,
                       ) -> list[MemoryItem]:
         """A page of memories. ``descending`` flips the natural order (None keeps it); ``after``: see listing.page."""
         filters = Filters(category=category, session_id=session_id, include_superseded=include_superseded,

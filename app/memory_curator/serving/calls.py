@@ -18,11 +18,12 @@ from pydantic import BaseModel
 
 from memory_curator import __version__
 from memory_curator.core import status
+from memory_curator.core.contract import cursors, seeds
 from memory_curator.core.contract import inputs as i
-from memory_curator.core.contract import seeds
 from memory_curator.core.contract.inputs import engine_values
-from memory_curator.core.contract.results import hit_dict, memory_dict, owner_of, to_jsonable
+from memory_curator.core.contract.results import hit_dict, memory_dict, notice_dicts, owner_of, to_jsonable
 from memory_curator.core.errors import CuratorError, MemoryNotFoundError, ValidationError
+from memory_curator.core.index.listing import cursor_key
 from memory_curator.core.model import MEMORY_TYPES, MemoryItem, estimate_tokens, utcnow
 from memory_curator.core.service import MemoryService
 
@@ -152,14 +153,24 @@ def search(svc: MemoryService, inp: i.Search, caller: Caller) -> dict[str, Any]:
                          memory_type=inp.memory_type, importance_weight=inp.importance_weight,
                          min_score=inp.min_score, label=inp.label, visible_to=caller.sees)
     return {"query": results.query, "mode_used": results.mode_used, "results": [hit_dict(r) for r in results],
-            "warnings": list(results.warnings)}
+            "warnings": list(results.warnings), "notices": notice_dicts(results.warnings)}
 
 
 def list_memories(svc: MemoryService, inp: i.ListMemories, caller: Caller) -> dict[str, Any]:
+    """A page, and the cursor of the next (core/contract/cursors.py) when there is one: one row more than the
+    page is read to know."""
+    start = cursors.decode(inp.cursor) if inp.cursor else cursors.Cursor(inp.order_by, offset=inp.offset)
     items = svc.list_memories(category=inp.category, session_id=inp.session_id, scope=inp.scope, actor=inp.actor,
-                              memory_type=inp.memory_type, limit=inp.limit, offset=inp.offset, order_by=inp.order_by,
-                              label=inp.label, visible_to=caller.sees)
-    return {"memories": [memory_dict(m) for m in items], "count": len(items), "offset": inp.offset}
+                              memory_type=inp.memory_type, limit=inp.limit + 1, offset=start.offset,
+                              order_by=inp.order_by, label=inp.label, visible_to=caller.sees, after=start.after)
+    more, items = len(items) > inp.limit, items[: inp.limit]
+    following = None
+    if more:
+        key = cursor_key(inp.order_by, items[-1])
+        following = cursors.encode(cursors.Cursor(inp.order_by, offset=start.offset + len(items)) if key is None
+                                   else cursors.Cursor(inp.order_by, key, svc.store.pk_of(items[-1].id)))
+    return {"memories": [memory_dict(m) for m in items], "count": len(items), "offset": start.offset,
+            "next_cursor": following}
 
 
 def session_context(svc: MemoryService, inp: i.SessionContext, caller: Caller) -> dict[str, Any]:

@@ -24,7 +24,7 @@ ERROR_CODES = tuple(HTTP_STATUS)
 # Finer codes of a VALIDATION_ERROR, per field: what the engine and the contract refuse.
 VALIDATION_CODES = ("MISSING_FIELD", "UNKNOWN_FIELD", "WRONG_TYPE", "TOO_LONG", "TOO_SHORT", "OUT_OF_RANGE",
                     "INVALID_CHOICE", "INVALID_VALUE", "INVALID_DATETIME", "INVALID_TEXT", "INVALID_SCOPE",
-                    "INVALID_CATEGORY",
+                    "INVALID_CATEGORY", "INVALID_CURSOR",
                     "INVALID_JSON", "TOO_DEEP", "VALIDATION_ERROR")
 
 _BY_TYPE = {

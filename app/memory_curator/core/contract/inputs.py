@@ -9,10 +9,19 @@ from __future__ import annotations
 
 from typing import Annotated, Any, ClassVar
 
-from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    PrivateAttr,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
 from pydantic import ValidationError as PydanticError
 from pydantic_core import PydanticCustomError
 
+from memory_curator.core.contract import cursors
 from memory_curator.core.contract.errors import invalid
 from memory_curator.core.contract.types import (
     MAX_BATCH,
@@ -195,8 +204,25 @@ class Search(SearchFilters, Owned):
 
 class ListMemories(SearchFilters, Owned):
     limit: Annotated[int, Field(ge=1, le=MAX_LIMIT)] = 20
-    offset: Annotated[int, Field(ge=0, le=10_000_000)] = 0
+    offset: Annotated[int, Field(ge=0, le=cursors.MAX_OFFSET)] = 0
     order_by: OrderBy = "updated"
+    cursor: Annotated[str | None, Field(max_length=cursors.MAX_CURSOR, description="Where the page starts: the "
+                                        "next_cursor of the page before, sent back as it came (instead of offset: "
+                                        "nothing is skipped or listed twice when memories change between pages)."
+                                        )] = None
+
+    @field_validator("cursor")
+    @classmethod
+    def _cursor_of_this_order(cls, value: str | None, info: ValidationInfo) -> str | None:
+        if value is None:
+            return None
+        cursor = cursors.decode(value)
+        if "order_by" in info.data and cursor.order_by != info.data["order_by"]:
+            raise PydanticCustomError(cursors.INVALID_CURSOR, f"was made for order_by {cursor.order_by!r}: send "
+                                                              "that order_by with it")
+        if info.data.get("offset"):
+            raise PydanticCustomError(cursors.INVALID_CURSOR, "comes instead of offset: give one of them")
+        return value
 
 
 class SessionContext(Owned):

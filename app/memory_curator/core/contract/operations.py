@@ -66,9 +66,10 @@ OPERATIONS: tuple[Operation, ...] = (
               "the default). Filters: category, session_id, scope (one or several), actor, memory_type, "
               "label, min_salience.", i.Search, r.SearchResults, BASE_ERRORS + ("EMBEDDING_ERROR",), python="search",
               renames={"search_mode": "mode"}, mcp="memory_search", http=Http("POST", "/v1/search"), cli="search"),
-    Operation("list", "List memories, newest change first (or by order_by), with the same filters as search.",
+    Operation("list", "List memories, newest change first (or by order_by), with the same filters as search. "
+              "For the next page send next_cursor back as cursor (null: no more pages).",
               i.ListMemories, r.MemoryPage, python="list_memories", mcp="memory_list",
-              http=Http("GET", "/v1/memories"), cli="list"),
+              http=Http("GET", "/v1/memories"), cli="list", face_only=("user_id", "cursor")),
     Operation("session_context", "All memories of a session, oldest first, with their total token estimate.",
               i.SessionContext, r.SessionContext, python="get_session_context", mcp="memory_session_context",
               http=Http("GET", "/v1/sessions/{session_id}")),

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Sequence
 from datetime import datetime
 from enum import Enum
 from typing import Any
@@ -62,17 +63,24 @@ class SearchHit(Result):
     matched_keywords: list[str]
 
 
+class Notice(Result):
+    code: str  # NOT_EMBEDDED_YET, SEMANTIC_UNAVAILABLE, SEMANTIC_WEIGHT_LOWERED, ...: what a client can act on
+    message: str  # the same text as in ``warnings``
+
+
 class SearchResults(Result):
     query: str
     mode_used: str
     results: list[SearchHit]
     warnings: list[str]
+    notices: list[Notice]  # the warnings again, each with its code
 
 
 class MemoryPage(Result):
     memories: list[Memory]
     count: int
     offset: int
+    next_cursor: str | None  # send it back as ``cursor`` for the next page; null after the last page
 
 
 class Batch(Result):
@@ -158,6 +166,11 @@ def memory_dict(item: MemoryItem) -> dict[str, Any]:
         p = Provenance.of(item)
         out["provenance"] = {"client": p.client, "session": p.session, "time": p.time}
     return out
+
+
+def notice_dicts(warnings: Sequence[str]) -> list[dict[str, str]]:
+    """Each warning with its code (core/model.py Notice); one without a code (none today) is a NOTICE."""
+    return [{"code": getattr(w, "code", "NOTICE"), "message": str(w)} for w in warnings]
 
 
 def hit_dict(r: SearchResult) -> dict[str, Any]:

@@ -38,12 +38,19 @@ _KEYS = {"updated": lambda it: format_dt(it.updated_at), "created": lambda it: f
          "title": lambda it: it.title, "salience": lambda it: float(it.salience), "category": lambda it: it.category}
 
 
+def cursor_key(order_by: str, item: MemoryItem) -> str | float | None:
+    """The sort key a page after ``item`` starts from (None: this order pages by offset)."""
+    key = _KEYS.get(order_by)
+    return None if key is None else key(item)
+
+
 def page(store: IndexStore, filters: Filters, keyword: str | None, order_by: str, descending: bool | None,
-         limit: int, offset: int, after: MemoryItem | None = None) -> list[MemoryItem]:
+         limit: int, offset: int, after: MemoryItem | tuple[str | float, int] | None = None) -> list[MemoryItem]:
     """A page of memories. ``descending`` flips the order's natural direction (None keeps it). ``after``: the
-    page follows this memory (the last one listed) instead of skipping ``offset`` rows: it starts from the
-    memory's sort key in the column's index, so a page deep in 1,000,000 memories is a seek, not a walk of the
-    rows before it, and memories saved or deleted above it shift nothing (no row skipped or listed twice)."""
+    page follows this memory (the last one listed; or a sort key and row number, as a list cursor keeps them) instead
+    of skipping ``offset`` rows: it starts from the memory's sort key in the column's index, so a page deep in
+    1,000,000 memories is a seek, not a walk of the rows before it, and memories saved or deleted above it shift
+    nothing (no row skipped or listed twice)."""
     if order_by not in ORDERS:
         raise ValidationError(f"order_by must be one of {', '.join(ORDERS)}.", field="order_by")
     expr, natural_desc = ORDERS[order_by]
@@ -51,11 +58,14 @@ def page(store: IndexStore, filters: Filters, keyword: str | None, order_by: str
     direction = "DESC" if desc else "ASC"
     where, params = _where(filters, keyword)
     if after is not None and order_by in _KEYS:
-        key, beyond, last = _KEYS[order_by](after), "<" if desc else ">", -1 if not desc else 2**63 - 1
+        beyond, last = "<" if desc else ">", -1 if not desc else 2**63 - 1
         # The memory's own pk breaks ties; if it is gone meanwhile, every row with its key follows.
-        where += (f" AND {expr} {beyond}= ? AND ({expr} {beyond} ? "
-                  f"OR m.pk {beyond} COALESCE((SELECT pk FROM memories WHERE id = ?), {last}))")
-        params += [key, key, after.id]
+        if isinstance(after, tuple):
+            key, tie, tie_params = after[0], "?", [after[1]]
+        else:
+            key, tie, tie_params = _KEYS[order_by](after), f"COALESCE((SELECT pk FROM memories WHERE id = ?), {last})", [after.id]
+        where += f" AND {expr} {beyond}= ? AND ({expr} {beyond} ? OR m.pk {beyond} {tie})"
+        params += [key, key, *tie_params]
         offset = 0
     # The page's pks first, then their rows: skipping ``offset`` rows then reads only the sort column's index
     # (a page deep in 1,000,000 memories read every skipped row and its access stats), and a sort without an
