@@ -29,11 +29,12 @@ def check(store: IndexStore, vault: Vault, limit: int = 500, *, keyword_only: bo
     """A read-only look: nothing is repaired here (sync, reindex_missing and rebuild_index do that)."""
     missing = sorted(_missing_files(store, vault))
     problems = store.problems() + vault.name_problems()
+    count = store.unembedded_count()
     return VaultHealth(
         unreadable=[p for p in problems if not is_conflict(p)],
         conflicts=[p for p in problems if is_conflict(p)],
-        unembedded=listing.unembedded(store, limit),
-        unembedded_count=store.unembedded_count(),
+        unembedded=listing.unembedded(store, limit, count),
+        unembedded_count=count,
         missing_files=missing,
         keyword_only=keyword_only,
     )
