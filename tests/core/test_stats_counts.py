@@ -77,7 +77,7 @@ def test_another_process_writes_are_counted_too(vault_dir, config):
 
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(st.lists(st.tuples(st.sampled_from(["save", "update", "delete", "pin"]),
-                          st.text(st.characters(exclude_characters="\x00"), min_size=1, max_size=40).filter(str.strip),
+                          st.text(st.characters(codec="utf-8", exclude_characters="\x00"), min_size=1, max_size=40).filter(str.strip),
                           st.sampled_from(["context", "decisions", "notes"]),
                           st.floats(min_value=0, max_value=1)), min_size=1, max_size=8))
 def test_stats_agree_after_any_sequence_of_changes(svc, ops):
