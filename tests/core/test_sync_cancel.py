@@ -3,6 +3,7 @@ leaves the index consistent: the batches it committed stay, the next sync (or po
 
 from __future__ import annotations
 
+import threading
 import time
 
 import pytest
@@ -11,6 +12,7 @@ from memory_curator.core import indexing
 from memory_curator.core.errors import Cancelled
 from memory_curator.core.progress import CancelToken
 from memory_curator.core.service import MemoryService
+from memory_curator.serving.worker import ServiceWorker
 
 
 def write_by_hand(folder, n: int) -> None:
@@ -119,3 +121,48 @@ def test_the_first_poll_scans_only_without_an_opening_sync(vault_dir, config, op
         assert svc.last_sync is after
     finally:
         svc.close()
+
+
+@pytest.mark.parametrize("watch", [True, False], ids=["server", "cli"])
+def test_a_server_opening_with_watch_runs_one_full_sync(vault_dir, config, watch):
+    """A server (``watch=True``) starts file events before the opening sync, which counts as the first scan."""
+    MemoryService.open(vault_dir, embedder="none", config=config).close()
+    (vault_dir / "notes").mkdir()
+    (vault_dir / "notes" / "by-hand.md").write_text("---\ntitle: By hand\n---\nwritten while no one watched\n")
+    worker = ServiceWorker(lambda: MemoryService.open(vault_dir, embedder="none", config=config, watch=watch))
+    try:
+        opening = worker.run(lambda svc: svc.last_sync)
+        assert opening.added == 1
+        worker.run(MemoryService.poll_changes)
+        assert (worker.run(lambda svc: svc.last_sync) is opening) == watch  # without events: the poll scans
+    finally:
+        worker.close()
+
+
+def test_closing_a_server_worker_cancels_its_polls_sync(vault_dir, config):
+    worker = ServiceWorker(lambda: MemoryService.open(vault_dir, embedder="none", config=config))
+    write_by_hand(vault_dir / "notes", indexing.WRITE_BATCH + 30)
+    held, outcome = threading.Event(), []
+
+    def hold(done: int, total: int, _message: str = "") -> None:  # the sync waits here until close cancels it
+        held.set()
+        deadline = time.monotonic() + 30
+        while not worker.poll_cancel.cancelled and time.monotonic() < deadline:
+            time.sleep(0.01)
+
+    def poll() -> None:  # as poll_forever polls: the worker's own token
+        try:
+            worker.run(MemoryService.poll_changes, progress=hold, cancel=worker.poll_cancel)
+            outcome.append("finished")
+        except Cancelled:
+            outcome.append("cancelled")
+
+    thread = threading.Thread(target=poll)
+    thread.start()
+    assert held.wait(30)
+    worker.close()
+    thread.join(30)
+    assert outcome == ["cancelled"]
+    with MemoryService.open(vault_dir, embedder="none", config=config, sync=False) as svc:
+        assert svc.count() == indexing.WRITE_BATCH
+        assert svc.sync().added == 30

@@ -49,11 +49,12 @@ def register_all(sub: argparse._SubParsersAction) -> None:
             configure(p)
 
 
-def open_service(args: argparse.Namespace, vault: Path, config: MemoryConfig) -> MemoryService:
+def open_service(args: argparse.Namespace, vault: Path, config: MemoryConfig, *, watch: bool = False) -> MemoryService:
     """The vault named on the command line, with the embedder chosen by ``--embedder``. The process exits after
-    the command, so closing waits (up to the Ollama timeout) for what it wrote to be embedded."""
+    the command, so closing waits (up to the Ollama timeout) for what it wrote to be embedded. ``watch``: a
+    server, which polls: file events start before the opening sync (MemoryService.open)."""
     config = replace(config, embed_close_wait_s=max(config.embed_close_wait_s, config.ollama_timeout_s))
-    return MemoryService.open(vault, embedder=args.embedder, config=config)
+    return MemoryService.open(vault, embedder=args.embedder, config=config, watch=watch)
 
 
 @contextmanager

@@ -72,7 +72,7 @@ def cmd_serve(args, vault, config):
     _warn_if_exposed(args.host)
     from memory_curator.server.run import serve_http  # noqa: PLC0415 - heavy, see the note at the top
 
-    worker = ServiceWorker(lambda: open_service(args, vault, config))
+    worker = ServiceWorker(lambda: open_service(args, vault, config, watch=True))
     print(f"Memory Curator API on http://{args.host}:{args.port} (vault {worker.svc.vault.root}); token file "
           f"{token_path}", file=sys.stderr)
     try:
@@ -99,7 +99,7 @@ def cmd_mcp(args, vault, config):
         _warn_if_exposed(args.host)
         token_path = default_token_path()
         token = load_or_create_token(token_path)
-    worker = ServiceWorker(lambda: open_service(args, vault, config))
+    worker = ServiceWorker(lambda: open_service(args, vault, config, watch=True))
     if args.http:
         print(f"Memory Curator MCP on http://{args.host}:{args.port}/mcp (vault {worker.svc.vault.root}); clients "
               f"send 'Authorization: Bearer <token>', the token is in {token_path}", file=sys.stderr)

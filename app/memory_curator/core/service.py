@@ -63,8 +63,9 @@ class MemoryService:
 
     @classmethod
     def open(cls, vault_dir: str | Path, embedder: str | Embedder = "auto", config: MemoryConfig | None = None,
-             *, sync: bool = True, background: bool = True) -> MemoryService:
-        """Open (or create) a vault: the index created, migrated or rebuilt, then synced; embedding follows."""
+             *, sync: bool = True, background: bool = True, watch: bool = False) -> MemoryService:
+        """Open (or create) a vault: the index created, migrated or rebuilt, then synced; embedding follows.
+        ``watch``: file events from before that sync, which then counts as the polls' first scan (a server)."""
         config = config or MemoryConfig()
         vault = Vault(Path(vault_dir))
         vault.ensure()
@@ -76,8 +77,11 @@ class MemoryService:
             store.close()
             raise
         svc = cls(vault, store, chosen, config, settings, background=background)
+        if watch:
+            svc.start_watching()
         if rebuilt or sync:
-            svc.syncing.last_sync = svc.conflicts.settled(svc.memories.sync_all(fresh=rebuilt))
+            with svc._changes.full_scan():
+                svc.syncing.last_sync = svc.conflicts.settled(svc.memories.sync_all(fresh=rebuilt))
         return svc
 
     def close(self) -> None:

@@ -13,7 +13,9 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, TypeVar
 
+from memory_curator.core.errors import Cancelled
 from memory_curator.core.polling import PollFailures
+from memory_curator.core.progress import CancelToken
 from memory_curator.core.service import MemoryService
 
 log = logging.getLogger(__name__)
@@ -26,6 +28,9 @@ class ServiceWorker:
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="memory-curator-engine")
         self.svc: MemoryService = self._executor.submit(opener).result()
         self._closed = False
+        # Set by close: a poll's sync running then stops at its next batch (a full sync of 1,000,000 files takes
+        # ~20 s, which a SIGTERM'd server waited for before closing).
+        self.poll_cancel = CancelToken()
 
     def run(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
         """Run ``fn(svc, *args, **kwargs)`` on the engine thread and wait for it (from a non-async caller)."""
@@ -43,7 +48,9 @@ class ServiceWorker:
         while True:
             await asyncio.sleep(every_s)
             try:
-                await self.call(MemoryService.poll_changes)
+                await self.call(MemoryService.poll_changes, cancel=self.poll_cancel)
+            except Cancelled:
+                return  # closing
             except Exception as exc:  # noqa: BLE001 - logged (a message or a traceback) and polled again
                 failures.failed(exc)
             else:
@@ -53,5 +60,6 @@ class ServiceWorker:
         if self._closed:
             return
         self._closed = True
+        self.poll_cancel.cancel()
         self._executor.submit(self.svc.close).result()
         self._executor.shutdown(wait=True)
