@@ -15,6 +15,7 @@ import re
 import subprocess
 import sys
 import threading
+import warnings
 from pathlib import Path
 
 from watchdog.events import FileSystemEvent, FileSystemEventHandler
@@ -22,6 +23,10 @@ from watchdog.observers import Observer
 from watchdog.observers.polling import PollingObserver
 
 log = logging.getLogger(__name__)
+# watchdog 7 warns when a folder comes back at a path it watched before (a folder moved to the trash and back, a
+# category emptied and made again): it replaces that watch's callback, which is what is wanted. Since the app
+# watches from the opening on (before its first sync), such moves in a session printed it.
+warnings.filterwarnings("ignore", message="Callback with id .* already exists for watch", category=RuntimeWarning)
 
 # What a write, a creation, a removal or a rename report; reads (opened, closed without writing) do not count.
 _WRITES = frozenset({"created", "deleted", "modified", "moved", "closed"})
