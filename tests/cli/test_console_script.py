@@ -131,3 +131,17 @@ def test_ctrl_c_stops_classify_after_the_batch_in_progress(vault_dir, config):
     assert 0 < data["done"] < data["total"] == 1000 and data["changed"] == data["done"]
     with MemoryService.open(vault_dir, embedder="none", config=config) as svc:
         assert svc.graph.labels.counts().get("quest") == data["done"]
+
+
+def test_the_app_and_the_cli_start_without_the_ollama_client_until_ollama_is_used(vault_dir):
+    """The ``ollama`` package costs ~0.3 s to import: a keyword-only command never pays it, Ollama's use does."""
+    code = ("import sys; from pathlib import Path; import memory_curator.gui.app, memory_curator.cli.main\n"
+            "from memory_curator.core.service import MemoryService\n"
+            "with MemoryService.open(Path(sys.argv[1]), embedder='none') as svc: svc.save('a note')\n"
+            "before = 'ollama' in sys.modules\n"
+            "from memory_curator.core.embed.ollama import OllamaEmbedder\n"
+            "OllamaEmbedder(host='http://127.0.0.1:9').status()\n"
+            "print(before, 'ollama' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code, str(vault_dir)], capture_output=True, text=True, check=True,
+                         env={**os.environ, "QT_QPA_PLATFORM": "offscreen"})
+    assert out.stdout.split() == ["False", "True"]

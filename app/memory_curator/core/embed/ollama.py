@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from types import ModuleType
 from urllib.parse import urlparse
 
 import httpx
-import ollama
 
 from memory_curator.core.embed.base import is_multilingual
 from memory_curator.core.errors import DimensionMismatch, EmbedderUnavailable, EmbeddingError
@@ -43,6 +43,14 @@ def _same_model(name: str, wanted: str) -> bool:
     return name == wanted
 
 
+def _client_library() -> ModuleType:
+    """The ``ollama`` package, imported at first use: its pydantic models took 0.29-0.37 s of the app's and
+    every CLI command's start (of ~2 s), also where Ollama is never used."""
+    import ollama  # noqa: PLC0415
+
+    return ollama
+
+
 class OllamaEmbedder:
     provider = "ollama"
     max_chunk_tokens = 512  # nomic-embed-text and bge-m3 read 8k tokens; 512 is the seed's chunk size
@@ -55,7 +63,7 @@ class OllamaEmbedder:
         self.batch_size = batch_size
         self.multilingual = is_multilingual(model)
         self._doc_prefix, self._query_prefix = _prefixes(model)
-        self._client = ollama.Client(host=self.host, timeout=timeout)
+        self._client = _client_library().Client(host=self.host, timeout=timeout)
         self._dim: int | None = None
 
     @property
@@ -94,7 +102,7 @@ class OllamaEmbedder:
             batch = texts[i : i + self.batch_size]
             try:
                 resp = self._client.embed(model=self.model, input=batch)
-            except ollama.ResponseError as exc:
+            except _client_library().ResponseError as exc:
                 if exc.status_code == 404 or "not found" in str(exc).lower():
                     raise self._missing() from exc
                 raise EmbeddingError(f"Ollama refused to embed with {self.model!r}: {exc.error}") from exc
@@ -128,6 +136,7 @@ class OllamaEmbedder:
 
     def status(self) -> EmbedderStatus:
         wait = min(PROBE_TIMEOUT_S, self.timeout)
+        ollama = _client_library()
         try:
             with ollama.Client(host=self.host, timeout=wait) as probe:
                 models = probe.list().models
