@@ -166,3 +166,16 @@ def test_closing_a_server_worker_cancels_its_polls_sync(vault_dir, config):
     with MemoryService.open(vault_dir, embedder="none", config=config, sync=False) as svc:
         assert svc.count() == indexing.WRITE_BATCH
         assert svc.sync().added == 30
+
+
+def test_a_poll_cancelled_while_it_compares_a_changed_folder_looks_again(svc):
+    """The look at a changed folder (a second for 333,000 files) hears the cancel; the folder stays changed."""
+    svc.save("Saved through the engine", title="Engine", category="notes")
+    svc.poll_changes()
+    (svc.vault.root / "notes" / "by-hand.md").write_text("---\ntitle: By hand\n---\nwritten by another program\n")
+    token = CancelToken()
+    token.cancel()
+    with pytest.raises(Cancelled):
+        svc.poll_changes(cancel=token)
+    assert svc.count() == 1
+    assert svc.poll_changes().files_changed == 1
