@@ -29,6 +29,7 @@ from memory_curator.core.index.store import IndexStore
 from memory_curator.core.model import (
     NOT_EMBEDDED_YET,
     SEMANTIC_UNAVAILABLE,
+    VECTORS_LOADING,
     EmbedderStatus,
     MemoryItem,
     Notice,
@@ -237,6 +238,10 @@ class Embedding:
                 return None  # a keyword-only vault by choice: hybrid is keyword search, nothing to warn about
             why = self.error or "no embedder is configured"
             warnings.append(_keyword_instead(why))
+            return None
+        if self.store.vectors.loading():  # an exact search meanwhile took 14 s at 1,000,000 chunks
+            warnings.append(Notice("The vectors are still loading, so these are keyword results; semantic ranking "
+                                   "joins in when loading ends.", VECTORS_LOADING))
             return None
         if self.store.vectors.count() == 0:
             progress = self.progress

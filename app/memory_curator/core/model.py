@@ -209,7 +209,8 @@ class Notice(str):
 NOT_EMBEDDED_YET = "NOT_EMBEDDED_YET"
 SEMANTIC_UNAVAILABLE = "SEMANTIC_UNAVAILABLE"  # the embedder is down, paused or of another model: keyword results
 SEMANTIC_WEIGHT_LOWERED = "SEMANTIC_WEIGHT_LOWERED"  # the model reads the query's language poorly or not at all
-NOTICE_CODES = (NOT_EMBEDDED_YET, SEMANTIC_UNAVAILABLE, SEMANTIC_WEIGHT_LOWERED)
+VECTORS_LOADING = "VECTORS_LOADING"  # a large vault's vectors still load after opening: keyword results meanwhile
+NOTICE_CODES = (NOT_EMBEDDED_YET, SEMANTIC_UNAVAILABLE, SEMANTIC_WEIGHT_LOWERED, VECTORS_LOADING)
 
 
 class SearchResults(list):

@@ -64,7 +64,7 @@ class SearchHit(Result):
 
 
 class Notice(Result):
-    code: str  # NOT_EMBEDDED_YET, SEMANTIC_UNAVAILABLE, SEMANTIC_WEIGHT_LOWERED, ...: what a client can act on
+    code: str  # NOT_EMBEDDED_YET, SEMANTIC_UNAVAILABLE, SEMANTIC_WEIGHT_LOWERED, VECTORS_LOADING, ...: what a client can act on
     message: str  # the same text as in ``warnings``
 
 

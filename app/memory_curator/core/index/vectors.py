@@ -26,7 +26,7 @@ Graph (usearch HNSW, M 16, ef 256: 0.94) and inverted-file (faiss IVF-SQ8, 1024 
 indexes stayed far below 0.99 on these vectors (64 intrinsic dimensions), and an HNSW build ran at about
 1,000 vectors/s on the 2 loaded cores; the sign bits lose nothing that enough candidates cannot recover.
 Memory: 0.9 GB at 1,000,000 x 768 (bits 96 MB, int8 768 MB), per connection that searches; the app's reader
-loads them in the background when a vault opens (``warm``), answering exactly meanwhile.
+loads them in the background when a vault opens (``warm``); searches meanwhile answer by keyword (``loading``).
 """
 
 from __future__ import annotations
@@ -216,12 +216,14 @@ class _Warming:
     with the journal's last entry and the epoch they reflect, so that the connection that takes them catches
     up with what was written meanwhile."""
 
-    def __init__(self, path: str, dim: int):
+    def __init__(self, path: str, dim: int, hold: threading.Event | None = None):
         self._result: tuple[_Codes, int, str | None] | None = None
-        self._thread = threading.Thread(target=self._run, args=(path, dim), name="vector-codes", daemon=True)
+        self._thread = threading.Thread(target=self._run, args=(path, dim, hold), name="vector-codes", daemon=True)
         self._thread.start()
 
-    def _run(self, path: str, dim: int) -> None:
+    def _run(self, path: str, dim: int, hold: threading.Event | None) -> None:
+        if hold is not None:
+            hold.wait()
         try:
             conn = connect(path)
             try:
@@ -275,10 +277,12 @@ class VectorTable:
             self.conn.execute("SELECT 1 FROM sqlite_master WHERE name = ?", (TABLE,)).fetchone() is not None
         )
 
-    def warm(self) -> None:
+    def warm(self, hold: threading.Event | None = None) -> None:
         """Load the codes on another thread now, when this vault searches on them (above ``EXACT_MAX_VALUES``),
-        instead of in the first search (19-40 s at 1,000,000 x 768); searches meanwhile are exact. For the
-        connection that searches (the app's reader): every connection that searches holds its own codes."""
+        instead of in the first search (19-40 s at 1,000,000 x 768); searches meanwhile answer by keyword
+        (core/embedding.py: VECTORS_LOADING; ``knn`` meanwhile is exact, 14 s at 1,000,000). For the
+        connection that searches (the app's reader): every connection that searches holds its own codes.
+        ``hold``: the load starts once it is set (a test's view of the time loading takes)."""
         dim = self.dim
         if self._codes is not None or self._warming is not None or dim is None or not self.exists():
             return
@@ -288,7 +292,11 @@ class VectorTable:
         if path == ":memory:" or not top or top * dim <= EXACT_MAX_VALUES:
             return
         self._ensure_codes()  # the one-off float16 backfill writes: on this connection, first
-        self._warming = _Warming(path, dim)
+        self._warming = _Warming(path, dim, hold)
+
+    def loading(self) -> bool:
+        """True while ``warm`` still loads the codes (searches would be exact, 14 s at 1,000,000 chunks)."""
+        return not self._warmed()
 
     def _has_halves(self) -> bool:
         return self.conn.execute("SELECT 1 FROM sqlite_master WHERE name = ?", (HALVES,)).fetchone() is not None
