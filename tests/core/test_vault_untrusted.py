@@ -278,6 +278,21 @@ def test_a_batch_killed_after_its_record_is_finished_at_open(vault_dir, config):
     assert not folder.exists()
 
 
+def test_the_apps_opening_sync_finishes_killed_batches_and_scores_and_tidies_as_an_open_does(vault_dir, config):
+    """The app opens without a sync and then asks for one (with progress): that sync must do what an open's
+    does, or a batch a kill cut short stayed half placed until some other program opened the vault."""
+    folder = _staged_batch(vault_dir, config, ["one", "two"])
+    (folder / "COMMIT").write_text('["context/2025-01-01_batch_0.md", "context/2025-01-01_batch_1.md"]')
+    (vault_dir / "context").mkdir()
+    (vault_dir / "context" / ".tmp-k1l2m3.md~").write_text("half a memo")
+    (vault_dir / "context" / "by-hand.md").write_text("---\nid: by-hand\n---\nwritten by another program\n")
+    with MemoryService.open(vault_dir, embedder="none", config=config, sync=False) as svc:
+        svc.sync()
+        assert sorted(m.id for m in svc.list_memories()) == ["batch-0", "batch-1", "by-hand"]
+        assert all(m.importance > 0 for m in svc.list_memories())  # a first importance, not the placeholder
+    assert not folder.exists() and not (vault_dir / "context" / ".tmp-k1l2m3.md~").exists()
+
+
 def test_a_batch_record_from_git_cannot_place_files_outside(vault_dir, config, tmp_path):
     folder = _staged_batch(vault_dir, config, ["escape"])
     (folder / "COMMIT").write_text('["../../escaped.md"]')

@@ -58,6 +58,7 @@ class Memories:
         self.history = GitHistory(vault.root)
         self.history_pending = False
         self._history_at = 0.0
+        self._scored_all = False  # every memory has had a first importance (sync_all)
         # Labels a new memory before it is written (core/graph/classify.py); set by the facade.
         self.label: Callable[[MemoryItem], MemoryItem] | None = None
 
@@ -118,14 +119,17 @@ class Memories:
             found = self.store.get_many(ids)
         return [found[i] for i in ids if i in found]
 
-    def sync_all(self, *, fresh: bool = False) -> indexing.SyncReport:
+    def sync_all(self, tracker: Tracker | None = None, *, fresh: bool = False) -> indexing.SyncReport:
         """The index in step with the files, under the write lock (never reading a half-done change of another
-        process: a move, a delete); memories new to the index get a first importance."""
+        process: a move, a delete); memories new to the index get a first importance. Every full sync is this
+        one: an open's, the app's after it opens (with progress), a poll's."""
         with self.write_lock.hold():
             self.vault.recover()  # batches a kill cut short: finished if they were committed, else dropped
-            report = indexing.sync(self.store, self.vault, fresh=fresh)
+            report = indexing.sync(self.store, self.vault, tracker, fresh=fresh)
             self.vault.remove_leftovers()  # temp files of writes killed midway, seen by that sync's scan
-            access.score_unscored(self.store, self.config)  # files from other programs, vaults from before scores
+            if report.added or not self._scored_all:  # files from other programs; vaults from before scores
+                access.score_unscored(self.store, self.config)  # (a scan of every row: 150 ms at 100,000)
+                self._scored_all = True
         self.embedding.kick_if_missing()  # on open: what has no vectors is embedded in the background
         return report
 

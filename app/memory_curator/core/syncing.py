@@ -23,11 +23,10 @@ class Syncing:
         self.monitor = ChangeMonitor(memories.store, memories.vault, self._sync_changed, watch=config.watch_files)
 
     def sync(self, tracker: Tracker | None) -> indexing.SyncReport:
-        """Every file compared with its row; it counts as the poll's periodic (or first) full scan."""
+        """Every file compared with its row (Memories.sync_all, which also embeds again what other programs
+        edited); it counts as the poll's periodic (or first) full scan."""
         with self.monitor.full_scan():
-            report = indexing.sync(self._memories.store, self._memories.vault, tracker)
-            self.last_sync = self._conflicts.settled(report)
-        self._embedding.kick_if_missing()  # files edited by other programs lost their vectors: embed them again
+            self.last_sync = self._conflicts.settled(self._memories.sync_all(tracker))
         return self.last_sync
 
     def poll(self, tracker: Tracker | None) -> ChangeReport:
