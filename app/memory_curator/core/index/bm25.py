@@ -19,13 +19,13 @@ import math
 import re
 from collections.abc import Sequence
 
-from memory_curator.core.index.store import IndexStore
+from memory_curator.core.index.db import Connection
 
 K1, B = 1.2, 0.75  # fts5_aux.c
 COLUMNS = ("title", "content", "keywords", "stems")  # memories_fts, in order (migration m007)
 TEXT = COLUMNS[:3]  # what text.tokens.TEXT_COLUMNS matches a query's words in
-_WORDS = "memories_fts_words"  # temp: fts5vocab 'instance' of the index, per connection
-_PROBE, _PROBE_WORDS = "memories_fts_probe", "memories_fts_probe_words"  # temp: the index's tokenizer alone
+WORDS, WORD_ROWS = "memories_fts_words", "memories_fts_word_rows"  # temp, per connection (_ready)
+PROBE, PROBE_WORDS = "memories_fts_probe", "memories_fts_probe_words"
 
 
 def _varints(blob: bytes) -> list[int]:
@@ -46,74 +46,82 @@ def _varints(blob: bytes) -> list[int]:
     return out
 
 
-def _ready(store: IndexStore) -> None:
-    """The temp tables this reads through, made once per connection with the index's own tokenizer."""
-    conn = store.conn
-    if conn.execute("SELECT 1 FROM temp.sqlite_master WHERE name = ?", (_WORDS,)).fetchone():
+def _ready(conn: Connection) -> None:
+    """The temp tables this reads through, made once per connection: the index's words (fts5vocab 'instance'
+    and 'row') and a probe table of the text columns with the index's own tokenizer, which tells the words of
+    a text as the index stores them."""
+    if conn.execute("SELECT 1 FROM temp.sqlite_master WHERE name = ?", (WORDS,)).fetchone():
         return
     sql = conn.execute("SELECT sql FROM sqlite_master WHERE name = 'memories_fts'").fetchone()[0]
     tokenize = re.search(r"tokenize\s*=\s*('(?:[^']|'')*')", sql)
-    conn.execute(f"CREATE VIRTUAL TABLE temp.{_WORDS} USING fts5vocab(main, memories_fts, instance)")
-    conn.execute(f"CREATE VIRTUAL TABLE temp.{_PROBE} USING fts5(x{', tokenize=' + tokenize.group(1) if tokenize else ''})")
-    conn.execute(f"CREATE VIRTUAL TABLE temp.{_PROBE_WORDS} USING fts5vocab(temp, {_PROBE}, instance)")
+    conn.execute(f"CREATE VIRTUAL TABLE temp.{WORDS} USING fts5vocab(main, memories_fts, instance)")
+    conn.execute(f"CREATE VIRTUAL TABLE temp.{WORD_ROWS} USING fts5vocab(main, memories_fts, row)")
+    conn.execute(f"CREATE VIRTUAL TABLE temp.{PROBE} USING fts5({', '.join(TEXT)}"
+                 f"{', tokenize=' + tokenize.group(1) if tokenize else ''})")
+    conn.execute(f"CREATE VIRTUAL TABLE temp.{PROBE_WORDS} USING fts5vocab(temp, {PROBE}, instance)")
 
 
-def totals(store: IndexStore) -> tuple[int, float]:
+def totals(conn: Connection) -> tuple[int, float]:
     """(N, avgdl) as bm25 reads them: the row count and the tokens of all columns over it."""
-    blob = store.conn.execute("SELECT block FROM memories_fts_data WHERE id = 1").fetchone()
+    blob = conn.execute("SELECT block FROM memories_fts_data WHERE id = 1").fetchone()
     if blob is None:
         return 0, 0.0
     values = _varints(blob[0])
-    rows = values[0]
+    rows = values[0] if values else 0  # a new index's record is empty
     return rows, (float(sum(values[1:])) / float(rows) if rows else 0.0)
 
 
-def stored_token(store: IndexStore, word: str) -> str | None:
+def stored_token(conn: Connection, word: str) -> str | None:
     """The token the index holds for a query word (its porter stem, lower case, without diacritics); None
     when the tokenizer makes it more or fewer than one token (then it is a phrase, or nothing)."""
-    _ready(store)
-    conn = store.conn
-    conn.execute(f"DELETE FROM temp.{_PROBE}")
-    conn.execute(f"INSERT INTO temp.{_PROBE} (x) VALUES (?)", (word,))
-    found = conn.execute(f"SELECT term FROM temp.{_PROBE_WORDS}").fetchall()
+    _ready(conn)
+    conn.execute(f"DELETE FROM temp.{PROBE}")
+    conn.execute(f"INSERT INTO temp.{PROBE} ({TEXT[0]}) VALUES (?)", (word,))
+    found = conn.execute(f"SELECT term FROM temp.{PROBE_WORDS}").fetchall()
+    conn.execute(f"DELETE FROM temp.{PROBE}")
     return found[0][0] if len(found) == 1 else None
 
 
-def postings(store: IndexStore, token: str, weights: Sequence[float]) -> dict[int, float]:
+def postings(conn: Connection, token: str, weights: Sequence[float]) -> dict[int, float]:
     """rowid -> f: the sum of the column weights (per COLUMNS) over ``token``'s instances in the text
     columns, added in instance order as bm25 adds them."""
-    _ready(store)
+    _ready(conn)
     weight = dict(zip(COLUMNS, (float(w) for w in weights), strict=False))
     out: dict[int, float] = {}
-    for doc, col in store.conn.execute(
-            f"SELECT doc, col FROM temp.{_WORDS} WHERE term = ? AND col IN ({', '.join('?' * len(TEXT))})",
+    for doc, col in conn.execute(
+            f"SELECT doc, col FROM temp.{WORDS} WHERE term = ? AND col IN ({', '.join('?' * len(TEXT))})",
             (token, *TEXT)):
         out[doc] = out.get(doc, 0.0) + weight.get(col, 1.0)
     return out
 
 
-def sizes(store: IndexStore, rowids: Sequence[int]) -> dict[int, int]:
+def size(blob: bytes) -> int:
+    """D from a ``%_docsize`` record: the sum of its varints (one byte each below 128 tokens a column)."""
+    return sum(blob) if max(blob, default=0) < 0x80 else sum(_varints(blob))
+
+
+def sizes(conn: Connection, rowids: Sequence[int]) -> dict[int, int]:
     """rowid -> D, the row's tokens over all columns."""
     out: dict[int, int] = {}
     for i in range(0, len(rowids), 500):
         part = list(rowids[i : i + 500])
-        out.update((rid, sum(_varints(sz))) for rid, sz in store.conn.execute(
+        out.update((rid, size(sz)) for rid, sz in conn.execute(
             f"SELECT id, sz FROM memories_fts_docsize WHERE id IN ({','.join('?' * len(part))})", part))
     return out
 
 
-def ranked(store: IndexStore, words: Sequence[str], weights: Sequence[float], depth: int = -1,
+def ranked(conn: Connection, words: Sequence[str], weights: Sequence[float], depth: int = -1,
            ) -> list[tuple[int, float]] | None:
     """The rows holding any of ``words`` (each one phrase, over the text columns) as (rowid, bm25), best
     first, ties by rowid: ``search_rows.fts_top`` of their plain OR, the same floats. None when a word is not
     one token."""
-    tokens = [stored_token(store, w) for w in words]
+    tokens = [stored_token(conn, w) for w in words]
     if any(t is None for t in tokens):
         return None
-    rows, avgdl = totals(store)
-    lists = [postings(store, t, weights) for t in tokens]
+    rows, avgdl = totals(conn)
+    lists = [postings(conn, t, weights) for t in tokens]
     docs = sorted(set().union(*lists))
-    size = sizes(store, docs)
+    size = sizes(conn, docs)
     score = dict.fromkeys(docs, 0.0)
     for held in lists:
         idf = math.log((rows - len(held) + 0.5) / (len(held) + 0.5)) if held else 0.0

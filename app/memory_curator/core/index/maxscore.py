@@ -23,6 +23,7 @@ import json
 import math
 from collections.abc import Sequence
 
+from memory_curator.core.index import postings
 from memory_curator.core.index.filters import Filters
 from memory_curator.core.index.store import IndexStore
 from memory_curator.core.text.tokens import TEXT_COLUMNS, phrase
@@ -71,8 +72,12 @@ def _ordered_and(terms: Sequence[str], rest: range) -> str:
 def fts_top_pruned(store: IndexStore, terms: Sequence[str], weights: Sequence[float], filters: Filters,
                    depth: int, min_rows: int = MIN_ROWS) -> list[tuple[int, float, bool]] | None:
     """search_rows.fts_top for the plain OR of ``terms`` (no prefixes), the same rows and scores; None when
-    pruning would not help (then the caller ranks every match)."""
+    pruning would not help (then the caller ranks every match). With the common words' postings kept
+    (core/index/postings.py, large indexes) the ranking is read from them instead, the same rows and floats."""
     terms = list(terms)
+    kept = postings.ranked(store.conn, terms, weights, depth) if min(weights, default=0) >= 0 else None
+    if kept is not None:
+        return _with_filters(store, kept, filters)
     m = len(terms)
     rows = _rows(store)
     if m < 2 or depth < 1 or min(weights) < 0 or rows < min_rows:
@@ -115,7 +120,10 @@ def fts_top_pruned(store: IndexStore, terms: Sequence[str], weights: Sequence[fl
     # A row of ``both`` ranked above one of them here ranks above it in the end too, so the best depth do.
     scores = _scored(store, _match([t for i, t in enumerate(terms) if i not in rest]), w, depth)
     scores.update(both)
-    top = sorted(scores.items(), key=lambda kv: (kv[1], kv[0]))[:depth]
+    return _with_filters(store, sorted(scores.items(), key=lambda kv: (kv[1], kv[0]))[:depth], filters)
+
+
+def _with_filters(store: IndexStore, top: list[tuple[int, float]], filters: Filters) -> list[tuple[int, float, bool]]:
     where, params = filters.sql()
     allowed = {pk for (pk,) in store.conn.execute(
         f"SELECT m.pk FROM memories m WHERE m.pk IN (SELECT value FROM json_each(?)) AND {where}",

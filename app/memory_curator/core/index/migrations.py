@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 
+from memory_curator.core.index import postings
 from memory_curator.core.index.db import Connection, complete_statement
 from memory_curator.core.text.tokens import fts_row, index_text
 
@@ -340,6 +341,14 @@ def m013_stats_totals(conn: Connection) -> None:
     )
 
 
+
+def m014_fts_postings(conn: Connection) -> None:
+    """The common words' postings beside the full-text index (core/index/postings.py), built from it for an
+    index of postings.MIN_ROWS rows or more. A later migration that refills memories_fts must build them again."""
+    run_script(conn, postings.SCHEMA)
+    postings.build(conn)
+
+
 MIGRATIONS: list[tuple[int, str, Callable[[Connection], None]]] = [
     (1, "initial", m001_initial),
     (2, "lifecycle", m002_lifecycle),
@@ -354,6 +363,7 @@ MIGRATIONS: list[tuple[int, str, Callable[[Connection], None]]] = [
     (11, "keyword_counts", m011_keyword_counts),
     (12, "browse_counts", m012_browse_counts),
     (13, "stats_totals", m013_stats_totals),
+    (14, "fts_postings", m014_fts_postings),
 ]
 
 
