@@ -95,7 +95,8 @@ def written(conn: Connection, rows: Sequence[tuple[int, str, str, str]]) -> None
     conn.execute(
         f"INSERT INTO fts_postings_delta (term, doc, title, content, keywords) "
         f"SELECT term, doc, sum(col = '{bm25.TEXT[0]}'), sum(col = '{bm25.TEXT[1]}'), sum(col = '{bm25.TEXT[2]}') "
-        f"FROM temp.{bm25.PROBE_WORDS} WHERE term IN (SELECT term FROM fts_postings) GROUP BY term, doc")
+        f"FROM temp.{bm25.PROBE_WORDS} w WHERE EXISTS (SELECT 1 FROM fts_postings p WHERE p.term = w.term) "
+        "GROUP BY term, doc")  # IN (SELECT term ...) listed every word of the base first: 38 ms at 1,000,000
     conn.execute(f"DELETE FROM {probe}")
 
 
