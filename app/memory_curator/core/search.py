@@ -7,8 +7,11 @@ semantic as the cosine similarity between the query and the memory's context vec
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+import os
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor, wait
 from dataclasses import dataclass, replace
+from typing import TypeVar
 
 import numpy as np
 
@@ -49,6 +52,7 @@ SEMANTIC_SHARE = 0.3
 KEYWORD_SHARE = 0.5
 MIN_MARGIN = 0.02
 MIN_SAMPLE = 10  # a shorter list has no "typical candidate" to measure against: all of it is kept
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -122,14 +126,21 @@ def _fts_ranked(store: IndexStore, match: str | None, filters: Filters, n: int,
         depth *= 4
 
 
-def semantic_ranked(store: IndexStore, query_vec: Sequence[float], filters: Filters, n: int) -> list[tuple[int, float, str]]:
-    """Nearest memories as (pk, distance of the best chunk, that chunk's text). A memory appears once."""
+def semantic_ranked(store: IndexStore, query_vec: Sequence[float], filters: Filters, n: int,
+                    beside: Callable[[], object] | None = None) -> list[tuple[int, float, str]]:
+    """Nearest memories as (pk, distance of the best chunk, that chunk's text). A memory appears once.
+    ``beside`` (a hybrid search's keyword leg) runs on this thread while the first vector scan runs on the
+    search worker: see ``_beside``."""
     total = store.vectors.count()
     if total == 0:
+        if beside is not None:
+            beside()
         return []
     k = min(total, max(n * 2, 64))  # most memories are one chunk; the loop widens when filters drop hits
     while True:
-        hits = store.vectors.knn(query_vec, k)
+        scan, finish = store.vectors.knn_split(query_vec, k)
+        hits = finish(_beside(scan, beside) if beside is not None else scan())
+        beside = None
         allowed = search_rows.chunks_passing(store, [cid for cid, _ in hits], filters)
         best: dict[int, tuple[float, str]] = {}
         for cid, dist in hits:
@@ -141,6 +152,37 @@ def semantic_ranked(store: IndexStore, query_vec: Sequence[float], filters: Filt
             ranked = sorted(best.items(), key=lambda kv: kv[1][0])[:n]
             return [(pk, d, t) for pk, (d, t) in ranked]
         k = min(total, k * 4)
+
+
+def _search_worker() -> ThreadPoolExecutor:
+    return ThreadPoolExecutor(max_workers=1, thread_name_prefix="search-vectors")
+
+
+# One thread for the whole process, kept: a hybrid search's vector scan runs on it beside the keyword leg. A
+# forked child has no such thread, whatever the executor it inherits thinks: it gets its own.
+_WORKER = _search_worker()
+
+
+def _after_fork() -> None:
+    global _WORKER
+    _WORKER = _search_worker()
+
+
+os.register_at_fork(after_in_child=_after_fork)
+
+
+def _beside(scan: Callable[[], T], work: Callable[[], object]) -> T:
+    """``scan()`` on the search worker while ``work()`` runs here; ``scan``'s result once both are done.
+
+    The scan is numpy over in-memory codes and FTS5 runs in SQLite, and both release the GIL, so on two cores
+    a hybrid search takes about the longer leg instead of the sum. Only this thread touches the connection.
+    The BLAS limit (blas.one_thread) is the process's, so it holds on the worker too."""
+    future = _WORKER.submit(scan)
+    try:
+        work()
+    finally:
+        wait([future])
+    return future.result()
 
 
 def semantic_weight_for(query: str, embedder: Embedder | None, keyword_weight: float) -> tuple[float, str]:
@@ -343,14 +385,19 @@ def _run(store: IndexStore, query: str, *, query_vec: Sequence[float] | None, em
 
     cands: dict[int, _Candidate] = {}
     bm25: dict[int, float] = {}
-    if wk > 0:
+
+    def keyword_leg() -> None:  # its candidates come first, whichever leg finishes first
         for rank, (pk, bm) in enumerate(keyword_ranked(store, terms, filters, n), start=1):
             cands.setdefault(pk, _Candidate(pk)).__dict__.update(keyword_rank=rank, bm25=bm)
             bm25[pk] = -bm  # FTS5's bm25() is lower for better matches
+
     if mode_used in ("semantic", "hybrid") and query_vec is not None:
-        for rank, (pk, dist, text) in enumerate(semantic_ranked(store, query_vec, filters, n), start=1):
+        beside = keyword_leg if wk > 0 else None
+        for rank, (pk, dist, text) in enumerate(semantic_ranked(store, query_vec, filters, n, beside), start=1):
             c = cands.setdefault(pk, _Candidate(pk))
             c.semantic_rank, c.distance, c.chunk_snippet = rank, dist, text
+    elif wk > 0:
+        keyword_leg()
     wg = graph_weight if graph is not None and mode == "hybrid" else 0.0
     top_graph = max((s for _pk, s in graph.ranked), default=0.0) if graph is not None and wg > 0 else 0.0
     if top_graph > 0:  # the entity-aware leg (core/graph/retrieval.py): its score over its best, times wg

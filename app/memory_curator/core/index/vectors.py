@@ -35,7 +35,7 @@ import json
 import logging
 import math
 import threading
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
 import numpy as np
 
@@ -205,6 +205,10 @@ class _Codes:
         if len(pick) > m:  # ties at the cut-off
             pick = pick[np.argpartition(dist[pick], m)[:m]]
         return pick[dist[pick] != np.iinfo(np.uint16).max]
+
+
+def _nothing() -> None:
+    return None
 
 
 def _quantize(block: np.ndarray, scale: np.ndarray) -> np.ndarray:
@@ -425,28 +429,40 @@ class VectorTable:
         """The ``k`` nearest chunks as (chunk_id, cosine distance), nearest first. An exact scan for small
         vaults; for large ones the in-memory codes find candidates that float16 copies re-rank (recall@10
         against exact about 0.997, see the module's docstring); ``exact`` forces either."""
+        scan, finish = self.knn_split(query, k, exact=exact)
+        with blas.one_thread():
+            return finish(scan())
+
+    def knn_split(self, query: Sequence[float] | np.ndarray, k: int, *, exact: bool | None = None,
+                  ) -> tuple[Callable[[], np.ndarray | None], Callable[[np.ndarray | None], list[tuple[int, float]]]]:
+        """``knn`` in two parts, ``finish(scan())``: ``scan`` touches no connection (numpy over the in-memory
+        codes, which releases the GIL), so it may run on another thread while this one reads the database
+        (core/search.py runs a hybrid search's keyword leg beside it); ``finish`` reads on this connection."""
         dim = self.dim
         if dim is None or not self.exists() or k <= 0:
-            return []
+            return _nothing, lambda _: []
         arr = normalized(query, dim)
         if exact is None:
             exact = self.count() * dim <= EXACT_MAX_VALUES or not self._warmed()
         if exact:
-            rows = self.conn.execute(
-                f"SELECT chunk_id, distance FROM {TABLE} WHERE embedding MATCH ? AND k = ? ORDER BY distance",
-                (arr.tobytes(), int(k)),
-            )
-            # A vector stored with NaN in it (before they were refused) has no distance: it is left out, so one
-            # row never breaks a search.
-            return [(cid, d) for cid, d in rows if d is not None and math.isfinite(d)]
-        with blas.one_thread():
-            return self._approximate(arr, k)
+            return _nothing, lambda _: self._exact(arr, k)
+        codes = self._code_index()
+        return (lambda: codes.nearest(arr, k)), (lambda cand: self._rerank(arr, cand, k))
 
-    def _approximate(self, arr: np.ndarray, k: int) -> list[tuple[int, float]]:
-        cand = self._code_index().nearest(arr, k)
+    def _exact(self, arr: np.ndarray, k: int) -> list[tuple[int, float]]:
+        rows = self.conn.execute(
+            f"SELECT chunk_id, distance FROM {TABLE} WHERE embedding MATCH ? AND k = ? ORDER BY distance",
+            (arr.tobytes(), int(k)),
+        )
+        # A vector stored with NaN in it (before they were refused) has no distance: it is left out, so one
+        # row never breaks a search.
+        return [(cid, d) for cid, d in rows if d is not None and math.isfinite(d)]
+
+    def _rerank(self, arr: np.ndarray, cand: np.ndarray | None, k: int) -> list[tuple[int, float]]:
+        """The candidates re-ranked by cosine on their float16 copies."""
         ids: list[int] = []
         halves: list[bytes] = []
-        cand_list = cand.tolist()
+        cand_list = [] if cand is None else cand.tolist()
         for i in range(0, len(cand_list), 30_000):
             part = cand_list[i : i + 30_000]
             marks = ",".join("?" * len(part))

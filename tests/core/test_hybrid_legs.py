@@ -1,0 +1,77 @@
+"""A hybrid search runs its vector scan on the search worker beside its keyword leg (core/search.py): the
+results are the ones the legs give one after the other, on a real index searched on its in-memory codes."""
+
+from __future__ import annotations
+
+import os
+import signal
+import threading
+
+from memory_curator.core import search
+from memory_curator.core.index import vectors
+
+TOPICS = ["the database migration to Postgres", "our cat sleeps on the warm laptop", "release notes for version two",
+          "the Kubernetes cluster ran out of memory", "a recipe for sourdough bread", "the quarterly budget review"]
+QUERIES = ["database migration", "cat on a laptop", "memory of the cluster", "bread recipe", "budget", "release"]
+
+
+def _hits(svc, **kw):
+    out = []
+    for q in QUERIES:
+        for mode in ("hybrid", "semantic", "keyword"):
+            res = svc.search(q, limit=10, mode=mode, record_access=False, **kw)
+            out.append([(r.memory.id, r.score, r.explanation.keyword_rank, r.explanation.semantic_rank,
+                         r.distance) for r in res.results])
+    return out
+
+
+def _in_sequence(scan, work):
+    work()
+    return scan()
+
+
+def test_hybrid_legs_side_by_side_give_the_results_of_the_legs_in_sequence(svc_local, monkeypatch):
+    svc_local.save_batch([{"content": f"Note {i}: {TOPICS[i % len(TOPICS)]}, item {i * 7 % 13}",
+                           "category": ("decisions", "context")[i % 2], "session_id": f"s{i % 5}"}
+                          for i in range(60)])
+    assert svc_local.embedding.settle(120)
+    monkeypatch.setattr(vectors, "EXACT_MAX_VALUES", 100)  # the codes answer, as in a large vault
+    monkeypatch.setattr(vectors, "MIN_CANDIDATES", 20)
+    svc_local.store.vectors.forget()
+    together = _hits(svc_local) + _hits(svc_local, category="context")
+    assert svc_local.store.vectors._codes is not None
+    assert any(t.name.startswith("search-vectors") for t in threading.enumerate())  # the worker scanned
+    monkeypatch.setattr(search, "_beside", _in_sequence)
+    assert _hits(svc_local) + _hits(svc_local, category="context") == together
+    assert all(r and r[0][3] for r in together[::3])  # the hybrid lists have semantic ranks
+
+
+def test_an_error_in_the_keyword_leg_waits_for_the_scan_and_is_raised(svc_local, monkeypatch):
+    svc_local.save_batch([{"content": t} for t in TOPICS * 10])
+    assert svc_local.embedding.settle(120)
+    monkeypatch.setattr(vectors, "EXACT_MAX_VALUES", 100)
+    svc_local.store.vectors.forget()
+    scanned = threading.Event()
+    scan, _finish = svc_local.store.vectors.knn_split(svc_local.embedding.embedder.embed_query("x"), 5)
+
+    def fail():
+        raise RuntimeError("keyword leg failed")
+
+    try:
+        search._beside(lambda: (scan(), scanned.set()), fail)
+    except RuntimeError as e:
+        assert str(e) == "keyword leg failed"
+    else:
+        raise AssertionError("the keyword leg's error was lost")
+    assert scanned.is_set()  # the scan was done before the error left: nothing runs on behind the caller
+
+
+def test_a_forked_child_scans_on_a_worker_of_its_own():
+    """The worker thread does not survive a fork; the child's executor would queue the scan forever."""
+    assert search._beside(lambda: 1, lambda: None) == 1  # the parent's worker thread runs now
+    pid = os.fork()
+    if pid == 0:  # pragma: no cover - the child
+        signal.alarm(10)
+        os._exit(0 if search._beside(lambda: 2, lambda: None) == 2 else 1)
+    _, status = os.waitpid(pid, 0)
+    assert os.waitstatus_to_exitcode(status) == 0
