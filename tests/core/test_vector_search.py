@@ -300,3 +300,21 @@ def test_warm_leaves_small_vaults_exact(table):
     _fill(table, x)
     table.warm()
     assert table._warming is None and table._codes is None
+
+
+@pytest.mark.parametrize("dim", [64, 256, 448, 768])
+def test_the_sign_bit_scan_keeps_the_smallest_hamming_distances(dim):
+    """Word counts summed three at a time (in bytes) and any number of words: the rows kept are the nearest
+    by the whole sign code, dead rows never."""
+    x = _clustered(5000, dim=dim, seed=dim)
+    bits = vectors.sign_bits(x)
+    codes = vectors._Codes(np.arange(1, 5001), np.ascontiguousarray(bits.T), np.zeros((5000, dim), np.int8),
+                           np.ones(dim, np.float32))
+    codes.dead[[3, 9]] = True
+    for q in x[::700] + 0.05:
+        qw = vectors.sign_bits(q)[0]
+        whole = np.bitwise_count(bits ^ qw).sum(axis=1)
+        got = codes._hamming_nearest(qw, 100)
+        rest = np.setdiff1d(np.arange(5000), np.r_[got, 3, 9])
+        assert len(got) == 100 and not {3, 9} & set(got.tolist())
+        assert whole[got].max() <= whole[rest].min()

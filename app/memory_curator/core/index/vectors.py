@@ -183,20 +183,28 @@ class _Codes:
         return self.ids[pick] if n else self.ids
 
     def _hamming_nearest(self, query_words: np.ndarray, m: int) -> np.ndarray:
-        """Positions of about the ``m`` smallest Hamming distances among live rows."""
-        n = len(self.ids)
+        """Positions of about the ``m`` smallest Hamming distances among live rows. (A first stage over the
+        first 4 of 12 words, keeping 4-16 x ``m`` rows for the whole code, lost recall at 1,000,000 x 768,
+        0.949-0.995 against 0.999, and saved no time: the selection and the gather cost what it skipped.)"""
+        n, words = len(self.ids), self.words.shape[0]
         dist = np.zeros(n, dtype=np.uint16)
         tmp = np.empty(min(n, HAMMING_BLOCK), dtype=np.uint64)
         cnt = np.empty(min(n, HAMMING_BLOCK), dtype=np.uint8)
+        acc = np.empty(min(n, HAMMING_BLOCK), dtype=np.uint8)
         # Row blocks, so the word-sized temporaries stay in the cache: one pass over the whole array per word
-        # wrote and read 8 bytes a row twelve times (at 1,000,000 x 768 that was most of a search).
+        # wrote and read 8 bytes a row twelve times (at 1,000,000 x 768 that was most of a search). Three
+        # words' counts (at most 192) add up in bytes before joining the uint16 sum: 0.87 x the time.
         for start in range(0, n, HAMMING_BLOCK):
             end = min(n, start + HAMMING_BLOCK)
-            part, t, c = dist[start:end], tmp[: end - start], cnt[: end - start]
-            for j in range(self.words.shape[0]):
-                np.bitwise_xor(self.words[j, start:end], query_words[j], out=t)
-                np.bitwise_count(t, out=c)
-                part += c
+            part, t, c, a = dist[start:end], tmp[: end - start], cnt[: end - start], acc[: end - start]
+            for g in range(0, words, 3):
+                np.bitwise_xor(self.words[g, start:end], query_words[g], out=t)
+                np.bitwise_count(t, out=a)
+                for j in range(g + 1, min(g + 3, words)):
+                    np.bitwise_xor(self.words[j, start:end], query_words[j], out=t)
+                    np.bitwise_count(t, out=c)
+                    a += c
+                part += a
         dist[self.dead] = np.iinfo(np.uint16).max
         # Distances are small integers: a histogram finds the cut-off faster than a partition.
         cum = np.cumsum(np.bincount(dist, minlength=1))
