@@ -27,6 +27,10 @@ class ServiceWorker:
     def __init__(self, opener: Callable[[], MemoryService]):
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="memory-curator-engine")
         self.svc: MemoryService = self._executor.submit(opener).result()
+        # A large vault's vector codes load in the background from now on (14-17 s at 1,000,000 chunks; the first
+        # semantic search held this one thread 30 s loading them); searches answer by keyword meanwhile, with a
+        # VECTORS_LOADING notice.
+        self._executor.submit(self.svc.warm_search).result()
         self._closed = False
         # Set by close: a poll's sync running then stops at its next batch (a full sync of 1,000,000 files takes
         # ~20 s, which a SIGTERM'd server waited for before closing).
