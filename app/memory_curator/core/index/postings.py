@@ -143,6 +143,18 @@ def ranked(conn: Connection, words: Sequence[str], weights: Sequence[float], dep
     tokens = [bm25.stored_token(conn, w) for w in words]
     if any(t is None for t in tokens):
         return None
+    if conn.in_transaction:
+        return _ranked(conn, tokens, weights, depth)
+    # One snapshot for the totals, the dirty rows, the base and the delta (FTS5 reads its own in one statement):
+    # another connection's commit between two reads would mix two states of the index.
+    conn.execute("BEGIN")
+    try:
+        return _ranked(conn, tokens, weights, depth)
+    finally:
+        conn.execute("COMMIT")
+
+
+def _ranked(conn: Connection, tokens: Sequence[str], weights: Sequence[float], depth: int) -> list[tuple[int, float]]:
     rows, avgdl = bm25.totals(conn)
     dirty = np.array([d for (d,) in conn.execute("SELECT doc FROM fts_postings_dirty")], np.int64)
     lists = [_word(conn, t, dirty) for t in tokens]
