@@ -3,6 +3,8 @@ and a brand-new vault opens without "Reading changes made while the app was clos
 
 from __future__ import annotations
 
+from memory_curator.core.index import vectors
+from memory_curator.core.service import MemoryService
 from memory_curator.gui.windows.main_window import MainWindow
 
 BROKEN = "---\ntitle: [unclosed\n---\nx"
@@ -43,3 +45,19 @@ def test_a_brand_new_vault_says_nothing_about_changes_made_while_closed(harness,
     harness.qtbot.wait(100)
     assert not any("closed" in m for m in messages), messages
     assert not w.health_watch.indicator.isVisible()
+
+
+def test_only_the_lane_that_searches_loads_the_vector_codes(harness, vault_dir, config, local_embedder, monkeypatch):
+    """The codes of a large vault's vectors (0.9 GB at 1,000,000 chunks) load on the reader, where searches run;
+    Vault health's lane opens the same way but never searches, so it must not load a second copy."""
+    with MemoryService.open(vault_dir, embedder=local_embedder, config=config) as svc:
+        svc.save_batch([{"content": f"Note {i} about topic {i % 5}"} for i in range(30)])
+        assert svc.embedding.settle(120)
+    monkeypatch.setattr(vectors, "EXACT_MAX_VALUES", 100)  # a vault large enough to hold its codes in memory
+    w = harness.open(vault_dir)
+    done: list = []
+    w.engine.call("health", key="health", slow_read=True).done.connect(done.append)
+    harness.qtbot.waitUntil(lambda: bool(done), timeout=20000)
+    reader, slow = (lane.executor.service.store.vectors for lane in (w.engine._reader, w.engine._slow))
+    assert reader._warming is not None or reader._codes is not None
+    assert slow._warming is None and slow._codes is None

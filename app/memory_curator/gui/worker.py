@@ -172,7 +172,8 @@ def _open_reader(executor: _Executor, ctx: _Context) -> MemoryService:
     except ValidationError:  # the writer switched the vault's model meanwhile: take the vault's own
         executor.service = MemoryService.open(engine.spec["vault"], embedder="auto", config=engine.spec["config"],
                                               sync=False, background=False)
-    executor.service.warm_search()  # searches run on this lane: its codes load in the background from now on
+    if executor is engine._reader.executor:  # searches run here: the codes load in the background from now on
+        executor.service.warm_search()  # (Vault health's lane opens so too, but never searches: no second copy)
     return executor.service
 
 
