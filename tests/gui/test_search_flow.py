@@ -5,15 +5,19 @@ searching never counted as a recall."""
 from __future__ import annotations
 
 import re
+import threading
 
 import pytest
 from gui_helpers import embed_all, search, select_title
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication
 
+from memory_curator.core.index import vectors
+from memory_curator.core.model import VECTORS_LOADING
 from memory_curator.core.service import MemoryService
 from memory_curator.gui import resources
 from memory_curator.gui.models.roles import ItemRole
+from memory_curator.gui.widgets.search_bar import SearchQuery
 from memory_curator.gui.windows.navigation import RECALL_DWELL_MS
 
 
@@ -118,3 +122,34 @@ def test_searching_is_not_a_recall_but_reading_a_memory_is(harness, vault_dir, s
                             == 1, timeout=RECALL_DWELL_MS + 10000)  # left open: one recall, shown in the list
     assert _access_count(vault_dir, config, "Python + FastAPI") == 1
     assert _access_count(vault_dir, config, "Vector store") == 0
+
+
+@pytest.mark.model
+def test_a_search_answered_by_keyword_while_the_vectors_load_is_asked_again(harness, vault_dir, config,
+                                                                            local_embedder, monkeypatch):
+    """While a large vault's vectors load after opening, searches answer by keyword (VECTORS_LOADING); the window
+    asks again until semantic ranking joins in, keeping the result the user is on."""
+    topics = ["the database migration to Postgres", "our cat sleeps on the warm laptop", "release notes for two",
+              "the Kubernetes cluster ran out of memory", "a recipe for sourdough bread"]
+    with MemoryService.open(vault_dir, embedder=local_embedder, config=config) as svc:
+        svc.save_batch([{"content": f"Note {i}: {topics[i % len(topics)]}"} for i in range(40)])
+        assert svc.embedding.settle(120)
+    monkeypatch.setattr(vectors, "EXACT_MAX_VALUES", 100)  # a vault large enough to load its codes
+    # The answer a search gives while the codes still load, from the engine itself (its load held).
+    with MemoryService.open(vault_dir, embedder=local_embedder, config=config, sync=False) as loading:
+        hold = threading.Event()
+        loading.store.vectors.warm(hold)
+        answer = loading.search("database migration", mode="hybrid", limit=50, record_access=False)
+        hold.set()
+    assert [getattr(n, "code", "") for n in answer.warnings] == [VECTORS_LOADING]
+    w = harness.open(vault_dir, embedder=local_embedder)
+    q = SearchQuery("database migration", "hybrid")
+    w.search_flow._on_results(q, answer, answer.warnings)  # as the reader delivers it
+    model = w.results_model
+    assert all(r.explanation.semantic_rank is None for r in model.results())
+    w.results_view.setCurrentIndex(model.index(1, 0))
+    on = model.result(1).memory.id
+    with harness.qtbot.waitSignal(w.search_finished, timeout=20000):
+        pass  # asked again AGAIN_MS later, on the window's own engine (its codes loaded by now)
+    assert any(r.explanation.semantic_rank is not None for r in model.results())
+    assert model.result(w.results_view.currentIndex().row()).memory.id == on

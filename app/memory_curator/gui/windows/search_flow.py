@@ -7,12 +7,15 @@ Searching is not a recall (``record_access=False``): see ``navigation`` for what
 
 from __future__ import annotations
 
-from PySide6.QtCore import QEvent, QObject, Qt
+from PySide6.QtCore import QEvent, QObject, Qt, QTimer
 
-from memory_curator.core.model import NOT_EMBEDDED_YET, SearchResult
+from memory_curator.core.model import NOT_EMBEDDED_YET, VECTORS_LOADING, SearchResult
 from memory_curator.gui.widgets.search_bar import SearchQuery
 
 SEARCH_LIMIT = 50
+# While a large vault's vectors still load after opening (14-17 s at 1,000,000 chunks), a search answers by
+# keyword; it is asked again this often until semantic ranking has joined in.
+AGAIN_MS = 2000
 
 
 class SearchFlow(QObject):
@@ -45,10 +48,20 @@ class SearchFlow(QObject):
         req.done.connect(lambda found: self._on_results(q, found, found.warnings))
         req.failed.connect(lambda exc: w.status.showMessage(str(exc), 8000))
 
+    def _again(self, q: SearchQuery) -> None:
+        """The same search once more, while its keyword-only answer is what the window shows: the result the
+        user is on stays selected when it is among the new ones."""
+        if self._showing(q):
+            self.run(q)
+
     def _on_results(self, q: SearchQuery, results: list[SearchResult], warnings: tuple[str, ...]) -> None:
         w = self.w
-        self.last_query = q
         model = w.results_model
+        again = self._showing(q)  # the answer to _again: the row the user is on is kept
+        on = model.result(w.results_view.currentIndex().row()) if again else None
+        self.last_query = q
+        if any(getattr(n, "code", "") == VECTORS_LOADING for n in warnings):
+            QTimer.singleShot(AGAIN_MS, self, lambda: self._again(q))
         model.set_results(q.text, results, warnings)
         w.edit_flow.show_view(w.results_view)
         relevant = len(results) - model.weaker_hidden
@@ -57,7 +70,11 @@ class SearchFlow(QObject):
         if warnings:
             w.status.showMessage(" ".join(_with_next_step(n) for n in warnings), 10000)
         w.explanation.clear_result()
-        if relevant and not w.editor.dirty:
+        keep = next((row for row in range(model.rowCount()) if on is not None and (r := model.result(row)) is not None
+                     and r.memory.id == on.memory.id), None)
+        if keep is not None:
+            w.results_view.setCurrentIndex(model.index(keep, 0))
+        elif relevant and not w.editor.dirty:
             w.results_view.setCurrentIndex(model.index(0, 0))  # the best hit opens; the focus stays in the box
         w.edit_flow.update_selection_bar()
         w.search_finished.emit(relevant)
