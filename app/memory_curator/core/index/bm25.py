@@ -24,7 +24,7 @@ from memory_curator.core.index.db import Connection
 K1, B = 1.2, 0.75  # fts5_aux.c
 COLUMNS = ("title", "content", "keywords", "stems")  # memories_fts, in order (migration m007)
 TEXT = COLUMNS[:3]  # what text.tokens.TEXT_COLUMNS matches a query's words in
-WORDS, WORD_ROWS = "memories_fts_words", "memories_fts_word_rows"  # temp, per connection (_ready)
+WORDS, WORD_ROWS = "memories_fts_words", "memories_fts_word_rows"  # temp, per connection (ready)
 PROBE, PROBE_WORDS = "memories_fts_probe", "memories_fts_probe_words"
 
 
@@ -46,7 +46,7 @@ def _varints(blob: bytes) -> list[int]:
     return out
 
 
-def _ready(conn: Connection) -> None:
+def ready(conn: Connection) -> None:
     """The temp tables this reads through, made once per connection: the index's words (fts5vocab 'instance'
     and 'row') and a probe table of the text columns with the index's own tokenizer, which tells the words of
     a text as the index stores them."""
@@ -74,7 +74,7 @@ def totals(conn: Connection) -> tuple[int, float]:
 def stored_token(conn: Connection, word: str) -> str | None:
     """The token the index holds for a query word (its porter stem, lower case, without diacritics); None
     when the tokenizer makes it more or fewer than one token (then it is a phrase, or nothing)."""
-    _ready(conn)
+    ready(conn)
     conn.execute(f"DELETE FROM temp.{PROBE}")
     conn.execute(f"INSERT INTO temp.{PROBE} ({TEXT[0]}) VALUES (?)", (word,))
     found = conn.execute(f"SELECT term FROM temp.{PROBE_WORDS}").fetchall()
@@ -85,7 +85,7 @@ def stored_token(conn: Connection, word: str) -> str | None:
 def postings(conn: Connection, token: str, weights: Sequence[float]) -> dict[int, float]:
     """rowid -> f: the sum of the column weights (per COLUMNS) over ``token``'s instances in the text
     columns, added in instance order as bm25 adds them."""
-    _ready(conn)
+    ready(conn)
     weight = dict(zip(COLUMNS, (float(w) for w in weights), strict=False))
     out: dict[int, float] = {}
     for doc, col in conn.execute(

@@ -72,7 +72,7 @@ def build(conn: Connection, *, common: int = COMMON, min_rows: int = MIN_ROWS) -
     clear(conn)
     if bm25.totals(conn)[0] < min_rows:
         return
-    bm25._ready(conn)
+    bm25.ready(conn)
     size = _all_sizes(conn)
     terms = [t for (t,) in conn.execute(f"SELECT term FROM temp.{bm25.WORD_ROWS} WHERE doc >= ?", (common,))]
     for term in terms:
@@ -87,9 +87,8 @@ def written(conn: Connection, rows: Sequence[tuple[int, str, str, str]]) -> None
     """Rows (rowid, title, content, keywords as the index got them) just written to the full-text index."""
     if not rows or not has_base(conn):
         return
-    bm25._ready(conn)
-    pks = [r[0] for r in rows]
-    deleted(conn, pks)
+    bm25.ready(conn)
+    _stale(conn, [r[0] for r in rows])
     probe = f"temp.{bm25.PROBE}"
     conn.executemany(f"INSERT INTO {probe} (rowid, {', '.join(bm25.TEXT)}) VALUES (?, ?, ?, ?)", rows)
     conn.execute(
@@ -102,8 +101,12 @@ def written(conn: Connection, rows: Sequence[tuple[int, str, str, str]]) -> None
 
 def deleted(conn: Connection, pks: Sequence[int]) -> None:
     """Rows removed from (or about to be written again to) the full-text index."""
-    if not pks or not has_base(conn):
-        return
+    if pks and has_base(conn):
+        _stale(conn, pks)
+
+
+def _stale(conn: Connection, pks: Sequence[int]) -> None:
+    """The base's entries of these rows no longer hold, nor does their delta."""
     conn.executemany("INSERT OR IGNORE INTO fts_postings_dirty (doc) VALUES (?)", [(pk,) for pk in pks])
     conn.executemany("DELETE FROM fts_postings_delta WHERE doc = ?", [(pk,) for pk in pks])
 
