@@ -147,3 +147,23 @@ def test_global_options_also_work_after_the_command(tmp_path, capsys):
     assert main(["list", "--json", "--vault", str(other), "--embedder", "none"]) == 0
     assert len(json.loads(capsys.readouterr().out)) == 1
     assert not (tmp_path / "first").exists()
+
+
+def test_list_pages_by_the_cursor_it_prints(cli, added):
+    ids = {added(f"note number {n}", "--salience", f"0.{n % 3 + 1}")["id"] for n in range(7)}
+    seen, args = [], ["list", "--order", "salience", "-n", "3", "--json"]
+    while True:
+        r = cli(*args)
+        assert r.code == 0, r.err
+        seen += [it["id"] for it in r.json]
+        if "more:" not in r.err:
+            break
+        cursor = r.err.split("--cursor ", 1)[1].split()[0]
+        args = ["list", "--order", "salience", "-n", "3", "--json", "--cursor", cursor]
+        added("saved between pages", "--salience", "0.9")  # above the cursor: shifts nothing below it
+    assert len(seen) == 7 and set(seen) == ids  # each once, in three pages
+    bad = cli("list", "--cursor", "garbage")
+    assert bad.code == 2 and "is not a cursor of this list" in bad.err
+    other_order = cli("list", "--order", "title", "--cursor", cursor)
+    assert other_order.code == 2 and "was made for order_by" in other_order.err
+    assert cli("list", "-n", "0", "--json").json == []

@@ -9,8 +9,12 @@ import sys
 
 from memory_curator.cli import output
 from memory_curator.cli.registry import command, open_service
+from memory_curator.core.contract import cursors
+from memory_curator.core.contract.errors import parse
+from memory_curator.core.contract.operations import operation
 from memory_curator.core.errors import ValidationError
 from memory_curator.core.model import MEMORY_TYPES, SEARCH_MODES, SORT_KEYS
+from memory_curator.serving import calls
 
 
 def _read_content(value: str | None) -> str:
@@ -208,21 +212,29 @@ def _list_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("-s", "--session")
     p.add_argument("-n", "--limit", type=int, default=50)
     p.add_argument("--offset", type=int, default=0)
+    p.add_argument("--cursor", help="start where the last page ended: the cursor it printed on stderr (instead of "
+                                    "--offset: nothing is skipped or listed twice when memories change meanwhile)")
     p.add_argument("--order", choices=("updated", "created", "title", "salience", "session"), default="updated")
     _filter_args(p)
 
 
 @command("list", "list memories", _list_args)
 def cmd_list(args, vault, config):
+    # The cursor is checked as the servers check it (it decodes, was made for this --order, comes without
+    # --offset); the limit stays the CLI's own (the servers cap a page at 100).
+    paging = parse(operation("list").input, {"order_by": args.order, "offset": args.offset, "cursor": args.cursor})
+    start = cursors.decode(paging.cursor) if paging.cursor else cursors.Cursor(args.order, offset=args.offset)
     with open_service(args, vault, config) as svc:
-        items = svc.list_memories(category=args.category, session_id=args.session, limit=args.limit,
-                                  offset=args.offset, order_by=args.order, actor=args.actor, memory_type=args.type,
-                                  scope=_keywords(args.scope), label=args.label)
+        items, following = calls.page(svc, start, args.limit, None, category=args.category,
+                                      session_id=args.session, actor=args.actor, memory_type=args.type,
+                                      scope=_keywords(args.scope), label=args.label)
         if args.json:
             output.emit_json(items)
         else:
             for it in items:
                 print(output.item_line(it))
+        if following:  # on stderr: stdout stays the page alone, as scripts read it
+            print(f"more: add --cursor {following} (same --order and filters) for the next page", file=sys.stderr)
 
 
 @command("stats", "counts, tokens, salience, index size, embedder")

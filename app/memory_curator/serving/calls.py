@@ -156,19 +156,27 @@ def search(svc: MemoryService, inp: i.Search, caller: Caller) -> dict[str, Any]:
             "warnings": list(results.warnings), "notices": notice_dicts(results.warnings)}
 
 
+def page(svc: MemoryService, start: cursors.Cursor, limit: int, sees: tuple[str, ...] | None,
+         **filters: Any) -> tuple[list[MemoryItem], str | None]:
+    """The ``limit`` memories from ``start`` on, and the cursor of the next page (None after the last): one row
+    more than the page is read to know. Shared by the servers' list and the CLI's."""
+    limit = max(limit, 0)
+    items = svc.list_memories(limit=limit + 1, offset=start.offset, order_by=start.order_by, visible_to=sees,
+                              after=start.after, **filters)
+    if len(items) <= limit or not limit:
+        return items[:limit], None
+    items = items[:limit]
+    key = cursor_key(start.order_by, items[-1])
+    following = (cursors.Cursor(start.order_by, offset=start.offset + len(items)) if key is None
+                 else cursors.Cursor(start.order_by, key, svc.store.pk_of(items[-1].id)))
+    return items, cursors.encode(following)
+
+
 def list_memories(svc: MemoryService, inp: i.ListMemories, caller: Caller) -> dict[str, Any]:
-    """A page, and the cursor of the next (core/contract/cursors.py) when there is one: one row more than the
-    page is read to know."""
+    """A page, and the cursor of the next (core/contract/cursors.py) when there is one."""
     start = cursors.decode(inp.cursor) if inp.cursor else cursors.Cursor(inp.order_by, offset=inp.offset)
-    items = svc.list_memories(category=inp.category, session_id=inp.session_id, scope=inp.scope, actor=inp.actor,
-                              memory_type=inp.memory_type, limit=inp.limit + 1, offset=start.offset,
-                              order_by=inp.order_by, label=inp.label, visible_to=caller.sees, after=start.after)
-    more, items = len(items) > inp.limit, items[: inp.limit]
-    following = None
-    if more:
-        key = cursor_key(inp.order_by, items[-1])
-        following = cursors.encode(cursors.Cursor(inp.order_by, offset=start.offset + len(items)) if key is None
-                                   else cursors.Cursor(inp.order_by, key, svc.store.pk_of(items[-1].id)))
+    items, following = page(svc, start, inp.limit, caller.sees, category=inp.category, session_id=inp.session_id,
+                            scope=inp.scope, actor=inp.actor, memory_type=inp.memory_type, label=inp.label)
     return {"memories": [memory_dict(m) for m in items], "count": len(items), "offset": start.offset,
             "next_cursor": following}
 
