@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from contextlib import contextmanager
 
 import numpy as np
@@ -303,9 +304,10 @@ def test_warm_leaves_small_vaults_exact(table):
 
 
 @pytest.mark.parametrize("dim", [64, 256, 448, 768])
-def test_the_sign_bit_scan_keeps_the_smallest_hamming_distances(dim):
-    """Word counts summed three at a time (in bytes) and any number of words: the rows kept are the nearest
-    by the whole sign code, dead rows never."""
+def test_the_sign_bit_scan_keeps_the_smallest_hamming_distances(dim, monkeypatch):
+    """Word counts summed three at a time (in bytes), any number of words, rows in blocks (the last one
+    short): the rows kept are the nearest by the whole sign code, dead rows never."""
+    monkeypatch.setattr(vectors, "HAMMING_BLOCK", 1536)
     x = _clustered(5000, dim=dim, seed=dim)
     bits = vectors.sign_bits(x)
     codes = vectors._Codes(np.arange(1, 5001), np.ascontiguousarray(bits.T), np.zeros((5000, dim), np.int8),
@@ -318,3 +320,49 @@ def test_the_sign_bit_scan_keeps_the_smallest_hamming_distances(dim):
         rest = np.setdiff1d(np.arange(5000), np.r_[got, 3, 9])
         assert len(got) == 100 and not {3, 9} & set(got.tolist())
         assert whole[got].max() <= whole[rest].min()
+
+
+def test_a_scan_shared_by_two_threads_gives_what_one_thread_gives(table, monkeypatch):
+    """The sign-bit pass and the int8 scores are cut in blocks that whichever thread is free claims: the
+    candidates are the same whether the helper counts none, some or all of the blocks (dead rows included)."""
+    monkeypatch.setattr(vectors, "EXACT_MAX_VALUES", 100)
+    monkeypatch.setattr(vectors, "HAMMING_BLOCK", 256)  # 12 blocks of sign bits
+    monkeypatch.setattr(vectors, "SCORE_BLOCK", 64)  # and 5 of scores (MIN_CANDIDATES 300)
+    monkeypatch.setattr(vectors, "MIN_CANDIDATES", 300)
+    x = _clustered(3000, seed=5)
+    _fill(table, x)
+    table.delete(range(1, 3001, 7))
+    table.knn(x[0], 10)
+    codes = table._codes
+    for q in x[::500] + 0.05:
+        q = q / np.linalg.norm(q)
+        alone = vectors._CodeScan(codes, q, 10)()
+        helped = vectors._CodeScan(codes, q, 10)
+        helped.help()  # this thread counts and scores every block; the scan only ranks
+        assert helped._scoring._claimed == 5
+        assert np.array_equal(helped(), alone)
+        assert not set(alone.tolist()) & set(range(1, 3001, 7))
+        for _ in range(3):  # two threads racing for the blocks
+            scan = vectors._CodeScan(codes, q, 10)
+            other = threading.Thread(target=scan.help)
+            other.start()
+            got = scan()
+            other.join()
+            assert np.array_equal(got, alone)
+
+
+def test_an_error_in_a_helped_block_is_raised_by_the_scan(table, monkeypatch):
+    monkeypatch.setattr(vectors, "EXACT_MAX_VALUES", 100)
+    monkeypatch.setattr(vectors, "MIN_CANDIDATES", 100)
+    x = _clustered(1000, seed=6)
+    _fill(table, x)
+    table.knn(x[0], 10)
+    scan = vectors._CodeScan(table._codes, x[1], 10)
+    scan._codes = None  # a block scored on the helper fails
+    scan._pass.run()
+    try:
+        scan.help()
+    except Exception:
+        raise AssertionError("the helper raised instead of the scan") from None
+    with pytest.raises(AttributeError):
+        scan()

@@ -26,7 +26,7 @@ from memory_curator.core.index import maxscore, search_rows
 from memory_curator.core.index.filters import Filters
 from memory_curator.core.index.neighbours import session_neighbours
 from memory_curator.core.index.store import IndexStore
-from memory_curator.core.index.vectors import normalized
+from memory_curator.core.index.vectors import Scan, normalized
 from memory_curator.core.model import (
     SEARCH_MODES,
     SORT_KEYS,
@@ -139,7 +139,7 @@ def semantic_ranked(store: IndexStore, query_vec: Sequence[float], filters: Filt
     k = min(total, max(n * 2, 64))  # most memories are one chunk; the loop widens when filters drop hits
     while True:
         scan, finish = store.vectors.knn_split(query_vec, k)
-        hits = finish(_beside(scan, beside) if beside is not None else scan())
+        hits = finish(_beside(scan, beside or _no_work))
         beside = None
         allowed = search_rows.chunks_passing(store, [cid for cid, _ in hits], filters)
         best: dict[int, tuple[float, str]] = {}
@@ -171,15 +171,24 @@ def _after_fork() -> None:
 os.register_at_fork(after_in_child=_after_fork)
 
 
+def _no_work() -> None:
+    return None
+
+
 def _beside(scan: Callable[[], T], work: Callable[[], object]) -> T:
     """``scan()`` on the search worker while ``work()`` runs here; ``scan``'s result once both are done.
 
     The scan is numpy over in-memory codes and FTS5 runs in SQLite, and both release the GIL, so on two cores
-    a hybrid search takes about the longer leg instead of the sum. Only this thread touches the connection.
-    The BLAS limit (blas.one_thread) is the process's, so it holds on the worker too."""
+    a hybrid search takes about the longer leg instead of the sum. Once ``work()`` is done, this thread helps
+    the scan (``Scan.help``: the blocks of the sign-bit pass left unclaimed), so the pass that is most of a
+    large vault's vector leg uses both cores whenever it outlasts the keyword leg (a semantic search's from
+    the start). Only this thread touches the connection. The BLAS limit (blas.one_thread) is the process's,
+    so it holds on the worker too."""
     future = _WORKER.submit(scan)
     try:
         work()
+        if isinstance(scan, Scan):
+            scan.help()
     finally:
         wait([future])
     return future.result()

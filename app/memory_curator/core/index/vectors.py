@@ -25,6 +25,12 @@ exact float32 search 0.997 at 2 % candidates, in 0.45 x the time of a numpy floa
 Graph (usearch HNSW, M 16, ef 256: 0.94) and inverted-file (faiss IVF-SQ8, 1024 lists, 64 probed: 0.63)
 indexes stayed far below 0.99 on these vectors (64 intrinsic dimensions), and an HNSW build ran at about
 1,000 vectors/s on the 2 loaded cores; the sign bits lose nothing that enough candidates cannot recover.
+The sign-bit pass and the int8 scores are cut in blocks that the searching thread and core/search.py's
+search worker claim as each is free (``_CodeScan``, ``_Blocks``), so a search uses both cores when it has
+them, and a hybrid search's keyword leg runs beside the pass first. An inverted file (k-means lists, 256 of
+them over 100,000 x 768) was measured and not built: the lists probed held 0.59 of the exact top 10 at an
+eighth of the rows (0.76 at a quarter), as the benchmark's neighbours lie in no cluster of their own; a
+graph over the sign bits (usearch, M 16) needed 8.4 ms at 100,000 for 0.99, against the pass's 2-3 ms.
 Memory: 0.9 GB at 1,000,000 x 768 (bits 96 MB, int8 768 MB), per connection that searches; the app's reader
 loads them in the background when a vault opens (``warm``); searches meanwhile answer by keyword (``loading``).
 """
@@ -165,58 +171,166 @@ class _Codes:
 
     def nearest(self, query: np.ndarray, k: int) -> np.ndarray:
         """Chunk ids of the ``k`` best candidates for ``query``: sign bits keep a share, int8 codes rank it."""
-        n = len(self.ids)
-        m = max(min(MAX_CANDIDATES, max(MIN_CANDIDATES, int(np.ceil(CANDIDATE_SHARE * self.live)))), k)
-        if m >= self.live:
-            pick = np.flatnonzero(~self.dead)
-        else:
-            pick = self._hamming_nearest(sign_bits(query)[0], m)
-        q = (query / self.scale).astype(np.float32)
-        scores = np.empty(len(pick), dtype=np.float32)
-        for start in range(0, len(pick), SCORE_BLOCK):  # a block's float copy stays in the cache
-            part = pick[start : start + SCORE_BLOCK]
-            scores[start : start + len(part)] = self.codes[part].astype(np.float32) @ q
-        r = max(RERANK, k)
-        if len(pick) > r:
-            best = np.argpartition(-scores, r)[:r]
-            pick = pick[best]
-        return self.ids[pick] if n else self.ids
+        return _CodeScan(self, query, k)()
 
     def _hamming_nearest(self, query_words: np.ndarray, m: int) -> np.ndarray:
-        """Positions of about the ``m`` smallest Hamming distances among live rows. (A first stage over the
-        first 4 of 12 words, keeping 4-16 x ``m`` rows for the whole code, lost recall at 1,000,000 x 768,
-        0.949-0.995 against 0.999, and saved no time: the selection and the gather cost what it skipped.)"""
-        n, words = len(self.ids), self.words.shape[0]
-        dist = np.zeros(n, dtype=np.uint16)
-        tmp = np.empty(min(n, HAMMING_BLOCK), dtype=np.uint64)
-        cnt = np.empty(min(n, HAMMING_BLOCK), dtype=np.uint8)
-        acc = np.empty(min(n, HAMMING_BLOCK), dtype=np.uint8)
+        """Positions of about the ``m`` smallest Hamming distances among live rows, scanned on this thread."""
+        sign_pass = _SignPass(self.words, self.dead, query_words)
+        sign_pass.run()
+        return sign_pass.nearest(m)
+
+
+class Scan:
+    """The first part of a vector search (see ``VectorTable.knn_split``): ``scan()`` gives the candidates.
+    ``help()`` lends the calling thread to a scan that runs on another one. This one finds nothing (the exact
+    search needs no scan)."""
+
+    def __call__(self) -> np.ndarray | None:
+        return None
+
+    def help(self) -> None:
+        return None
+
+
+class _Blocks:
+    """Blocks of one computation that the threads sharing it claim one at a time until none is left; ``wait``
+    returns once every block is done, and raises, on the thread that waits, what a block raised on any."""
+
+    def __init__(self, count: int):
+        self._count, self._claimed, self._done = count, 0, 0
+        self._lock = threading.Lock()
+        self._all_done = threading.Event()
+        self._error: BaseException | None = None
+        if not count:
+            self._all_done.set()
+
+    def run(self, work: Callable[[int], object]) -> None:
+        while True:
+            with self._lock:
+                if self._claimed >= self._count:
+                    return
+                block, self._claimed = self._claimed, self._claimed + 1
+            try:
+                work(block)
+            except BaseException as e:
+                self._error = e
+            finally:
+                with self._lock:
+                    self._done += 1
+                    if self._done == self._count:
+                        self._all_done.set()
+
+    def wait(self) -> None:
+        self._all_done.wait()
+        if self._error is not None:
+            raise self._error
+
+
+class _CodeScan(Scan):
+    """``_Codes.nearest`` as a ``Scan`` that the threads running or helping it share: the sign-bit pass over
+    every row in row blocks, then the kept rows' int8 scores in blocks of ``SCORE_BLOCK``; the thread that
+    runs it waits for the last block and keeps the best. Whoever computes which block, the numbers and the
+    result are the same."""
+
+    def __init__(self, codes: _Codes, query: np.ndarray, k: int):
+        self._codes, self._k = codes, k
+        self._q = (query / codes.scale).astype(np.float32)
+        self._m = max(min(MAX_CANDIDATES, max(MIN_CANDIDATES, int(np.ceil(CANDIDATE_SHARE * codes.live)))), k)
+        self._pass = None if self._m >= codes.live else _SignPass(codes.words, codes.dead, sign_bits(query)[0])
+        self._lock = threading.Lock()
+        self._pick = np.empty(0, dtype=np.int64)
+        self._scores = np.empty(0, dtype=np.float32)
+        self._scoring: _Blocks | None = None
+        self._error: BaseException | None = None
+
+    def help(self) -> None:
+        self._work()
+
+    def __call__(self) -> np.ndarray:
+        self._work()
+        assert self._scoring is not None
+        self._scoring.wait()
+        if self._error is not None:
+            raise self._error
+        codes, pick = self._codes, self._pick
+        r = max(RERANK, self._k)
+        if len(pick) > r:
+            pick = pick[np.argpartition(-self._scores, r)[:r]]
+        return codes.ids[pick] if len(codes.ids) else codes.ids
+
+    def _work(self) -> None:
+        if self._pass is not None:
+            self._pass.run()
+        with self._lock:  # the rows to score, chosen once (the other thread waits here meanwhile)
+            if self._scoring is None:
+                try:
+                    self._pick = (np.flatnonzero(~self._codes.dead) if self._pass is None
+                                  else self._pass.nearest(self._m))
+                    self._scores = np.empty(len(self._pick), dtype=np.float32)
+                    self._scoring = _Blocks(-(-len(self._pick) // SCORE_BLOCK))
+                except BaseException as e:  # raised by the thread that runs the scan
+                    self._error, self._scoring = e, _Blocks(0)
+        self._scoring.run(self._score)
+
+    def _score(self, block: int) -> None:
+        at = block * SCORE_BLOCK  # a block's float copy stays in the cache
+        part = self._pick[at : at + SCORE_BLOCK]
+        self._scores[at : at + len(part)] = self._codes.codes[part].astype(np.float32) @ self._q
+
+
+class _SignPass:
+    """The Hamming distance between the query's sign bits and every row's, in row blocks (``_Blocks``): two
+    threads share one pass over the 96 MB of sign bits at 1,000,000 x 768 (numpy releases the GIL), and the
+    distances are the same whoever counts them. A dead row counts as farther than any real distance. Each
+    block also adds up its distances' histogram, from which ``nearest`` finds the cut-off (distances are
+    small integers: faster than a partition)."""
+
+    def __init__(self, words: np.ndarray, dead: np.ndarray, query_words: np.ndarray):
+        self._words, self._dead, self._query = words, dead, query_words
+        n = words.shape[1]
+        self._far = words.shape[0] * 64 + 1  # farther than any two codes
+        self.dist = np.empty(n, dtype=np.uint16)
+        self._blocks = _Blocks(-(-n // HAMMING_BLOCK))
+        self._hist = np.zeros((-(-n // HAMMING_BLOCK), self._far + 1), dtype=np.int64)
+
+    def run(self) -> None:
+        """Count blocks until every block is claimed (by this thread or another)."""
+        size = min(len(self.dist), HAMMING_BLOCK)
+        tmp, cnt, acc = np.empty(size, np.uint64), np.empty(size, np.uint8), np.empty(size, np.uint8)
+        self._blocks.run(lambda block: self._count(block, tmp, cnt, acc))
+
+    def _count(self, block: int, tmp: np.ndarray, cnt: np.ndarray, acc: np.ndarray) -> None:
         # Row blocks, so the word-sized temporaries stay in the cache: one pass over the whole array per word
         # wrote and read 8 bytes a row twelve times (at 1,000,000 x 768 that was most of a search). Three
         # words' counts (at most 192) add up in bytes before joining the uint16 sum: 0.87 x the time.
-        for start in range(0, n, HAMMING_BLOCK):
-            end = min(n, start + HAMMING_BLOCK)
-            part, t, c, a = dist[start:end], tmp[: end - start], cnt[: end - start], acc[: end - start]
-            for g in range(0, words, 3):
-                np.bitwise_xor(self.words[g, start:end], query_words[g], out=t)
-                np.bitwise_count(t, out=a)
-                for j in range(g + 1, min(g + 3, words)):
-                    np.bitwise_xor(self.words[j, start:end], query_words[j], out=t)
-                    np.bitwise_count(t, out=c)
-                    a += c
-                part += a
-        dist[self.dead] = np.iinfo(np.uint16).max
-        # Distances are small integers: a histogram finds the cut-off faster than a partition.
-        cum = np.cumsum(np.bincount(dist, minlength=1))
-        cut = int(np.searchsorted(cum, m))
-        pick = np.flatnonzero(dist <= cut)
+        words, q = self._words, self._query
+        start = block * HAMMING_BLOCK
+        end = min(len(self.dist), start + HAMMING_BLOCK)
+        part, t, c, a = self.dist[start:end], tmp[: end - start], cnt[: end - start], acc[: end - start]
+        part[:] = 0
+        for g in range(0, words.shape[0], 3):
+            np.bitwise_xor(words[g, start:end], q[g], out=t)
+            np.bitwise_count(t, out=a)
+            for j in range(g + 1, min(g + 3, words.shape[0])):
+                np.bitwise_xor(words[j, start:end], q[j], out=t)
+                np.bitwise_count(t, out=c)
+                a += c
+            part += a
+        part[self._dead[start:end]] = self._far
+        self._hist[block] = np.bincount(part, minlength=self._far + 1)
+
+    def nearest(self, m: int) -> np.ndarray:
+        """Positions of about the ``m`` smallest distances among live rows, once every block is counted.
+        (A first stage over the first 4 of 12 words, keeping 4-16 x ``m`` rows for the whole code, lost recall
+        at 1,000,000 x 768, 0.949-0.995 against 0.999, and saved no time: the selection and the gather cost
+        what it skipped.)"""
+        self._blocks.wait()
+        cum = np.cumsum(self._hist.sum(axis=0)[: self._far])
+        cut = min(int(np.searchsorted(cum, m)), self._far - 1)
+        pick = np.flatnonzero(self.dist <= cut)
         if len(pick) > m:  # ties at the cut-off
-            pick = pick[np.argpartition(dist[pick], m)[:m]]
-        return pick[dist[pick] != np.iinfo(np.uint16).max]
-
-
-def _nothing() -> None:
-    return None
+            pick = pick[np.argpartition(self.dist[pick], m)[:m]]
+        return pick
 
 
 def _quantize(block: np.ndarray, scale: np.ndarray) -> np.ndarray:
@@ -442,20 +556,21 @@ class VectorTable:
             return finish(scan())
 
     def knn_split(self, query: Sequence[float] | np.ndarray, k: int, *, exact: bool | None = None,
-                  ) -> tuple[Callable[[], np.ndarray | None], Callable[[np.ndarray | None], list[tuple[int, float]]]]:
+                  ) -> tuple[Scan, Callable[[np.ndarray | None], list[tuple[int, float]]]]:
         """``knn`` in two parts, ``finish(scan())``: ``scan`` touches no connection (numpy over the in-memory
         codes, which releases the GIL), so it may run on another thread while this one reads the database
-        (core/search.py runs a hybrid search's keyword leg beside it); ``finish`` reads on this connection."""
+        (core/search.py runs a hybrid search's keyword leg beside it) and then helps (``scan.help()``);
+        ``finish`` reads on this connection."""
         dim = self.dim
         if dim is None or not self.exists() or k <= 0:
-            return _nothing, lambda _: []
+            return Scan(), lambda _: []
         arr = normalized(query, dim)
         if exact is None:
             exact = self.count() * dim <= EXACT_MAX_VALUES or not self._warmed()
         if exact:
-            return _nothing, lambda _: self._exact(arr, k)
+            return Scan(), lambda _: self._exact(arr, k)
         codes = self._code_index()
-        return (lambda: codes.nearest(arr, k)), (lambda cand: self._rerank(arr, cand, k))
+        return _CodeScan(codes, arr, k), (lambda cand: self._rerank(arr, cand, k))
 
     def _exact(self, arr: np.ndarray, k: int) -> list[tuple[int, float]]:
         rows = self.conn.execute(
