@@ -72,7 +72,7 @@ RERANK = 100
 # Stored vectors read to estimate the collection's mean direction (all of them in a vault this small).
 MEAN_SAMPLE = 1024
 HAMMING_BLOCK = 32_768  # rows per step of the Hamming scan
-SCORE_BLOCK = 2_048  # candidates scored on their int8 codes at a time
+SCORE_BLOCK = 512  # candidates scored on their int8 codes at a time: their float copy (1.5 MB) fits in L2
 LOAD_BLOCK = 20_000  # float16 rows read at a time when the codes are built: bounded memory
 
 
@@ -273,7 +273,7 @@ class _CodeScan(Scan):
         self._scoring.run(self._score)
 
     def _score(self, block: int) -> None:
-        at = block * SCORE_BLOCK  # a block's float copy stays in the cache
+        at = block * SCORE_BLOCK  # a block's float copy stays in L2
         part = self._pick[at : at + SCORE_BLOCK]
         self._scores[at : at + len(part)] = self._codes.codes[part].astype(np.float32) @ self._q
 
