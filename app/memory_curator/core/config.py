@@ -39,6 +39,12 @@ class MemoryConfig:
     keyword_weight: float = 0.5  # the keyword side's share of a hybrid score (core/fusion.py)
     # The graph leg's weight in hybrid search (entities the query names; 0 = off). LoCoMo dev: see README.
     graph_weight: float = 0.0
+    # Keyword ranking from kept postings (core/index/postings.py), built in the background from this many rows
+    # up for the words in ``postings_common`` rows or more; rows written since are folded back past
+    # ``postings_fold_at`` of them.
+    postings_min_rows: int = 250_000
+    postings_common: int = 100
+    postings_fold_at: int = 1_000
 
     # Lifecycle
     default_salience: float = 0.8

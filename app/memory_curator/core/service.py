@@ -22,7 +22,7 @@ from memory_curator.core.embedding import Embedding
 from memory_curator.core.errors import StorageError
 from memory_curator.core.graph import graph
 from memory_curator.core.inbox import Inbox
-from memory_curator.core.index import listing, recovery
+from memory_curator.core.index import listing, postings_unit, recovery
 from memory_curator.core.index.filters import Filters
 from memory_curator.core.index.store import IndexStore
 from memory_curator.core.ingest import exports, importer, ocr, sources
@@ -57,7 +57,8 @@ class MemoryService:
         self.sources = sources.Sources(self.memories)  # other assistants' memories in, Claude Code's out
         self.conflicts = Conflicts(self.memories)  # sync conflicts: listed, merged when no person is needed, resolved
         self.counts = stats.Counts(store, vault)  # what the window shows often, cheap at 1,000,000 (stats() is not)
-        self.syncing = Syncing(self.memories, self.conflicts, self.embedding, config)  # others' changes, from now on
+        self.postings = postings_unit.PostingsUnit.of(vault.index_path, vault.state_dir, config) if background else None
+        self.syncing = Syncing(self.memories, self.conflicts, self.embedding, config, self.postings)
         self._changes = self.syncing.monitor
         self.start_watching = self._changes.start_watching  # file events before the first poll (the app's opening)
 
@@ -91,6 +92,8 @@ class MemoryService:
             log.warning("Could not commit the last changes to the vault's git history: %s", exc)
         self.embedding.close(self.config.embed_close_wait_s)
         self._changes.close()
+        if self.postings is not None:
+            self.postings.close()
         self.store.close()
 
     def __enter__(self) -> MemoryService:

@@ -12,13 +12,15 @@ from memory_curator.core.changes import ChangeMonitor, ChangeReport
 from memory_curator.core.config import MemoryConfig
 from memory_curator.core.conflicts.unit import Conflicts
 from memory_curator.core.embedding import Embedding
+from memory_curator.core.index.postings_unit import PostingsUnit
 from memory_curator.core.memories import Memories
 from memory_curator.core.progress import Tracker
 
 
 class Syncing:
-    def __init__(self, memories: Memories, conflicts: Conflicts, embedding: Embedding, config: MemoryConfig):
-        self._memories, self._conflicts, self._embedding = memories, conflicts, embedding
+    def __init__(self, memories: Memories, conflicts: Conflicts, embedding: Embedding, config: MemoryConfig,
+                 postings: PostingsUnit | None = None):
+        self._memories, self._conflicts, self._embedding, self._postings = memories, conflicts, embedding, postings
         self.last_sync: indexing.SyncReport | None = None
         self.monitor = ChangeMonitor(memories.store, memories.vault, self._sync_changed, watch=config.watch_files)
 
@@ -33,6 +35,8 @@ class Syncing:
         report = self.monitor.poll(tracker)
         if report.index_changed:  # another process (or the app's jobs lane) saved memories its embedder left
             self._embedding.kick_if_missing()
+        if self._postings is not None:  # the keyword postings: built, or folded back, when they need it
+            self._postings.kick()
         self._memories.commit_history()
         return report
 

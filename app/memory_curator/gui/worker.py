@@ -366,6 +366,12 @@ class Engine(QObject):
         service = self._writer.executor.service
         return None if service is None else service.embedding
 
+    @property
+    def postings(self) -> Any:
+        """The writer's PostingsUnit (its ``progress`` is thread-safe), or None."""
+        service = self._writer.executor.service
+        return None if service is None else service.postings
+
     def shutdown(self, timeout_ms: int = 5000) -> None:
         """Cancel what is running (requests and a poll's sync, which stop at their next batch), close each
         service on its own thread, and wait for the threads to stop. A thread still running after ``timeout_ms``

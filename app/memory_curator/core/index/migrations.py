@@ -343,10 +343,18 @@ def m013_stats_totals(conn: Connection) -> None:
 
 
 def m014_fts_postings(conn: Connection) -> None:
-    """The common words' postings beside the full-text index (core/index/postings.py), built from it for an
-    index of postings.MIN_ROWS rows or more. A later migration that refills memories_fts must build them again."""
+    """The common words' postings beside the full-text index (core/index/postings.py). Built in the background
+    since migration 15 (core/keyword_base.py: at 1,000,000 memories building them here held the opening 2-9
+    minutes). A later migration that refills memories_fts must clear them (postings.clear)."""
     run_script(conn, postings.SCHEMA)
-    postings.build(conn)
+
+
+def m015_fts_postings_steps(conn: Connection) -> None:
+    """The kept postings built word by word while others write, and the rows written since folded back: each
+    word's entry and each written row numbered by write (core/index/postings.py). A base built whole by
+    migration 14 stays: its words hold every row as of write 0, the rows written since are write 1."""
+    run_script(conn, postings.SCHEMA_15)
+    postings.migrate_15(conn)
 
 
 MIGRATIONS: list[tuple[int, str, Callable[[Connection], None]]] = [
@@ -364,6 +372,7 @@ MIGRATIONS: list[tuple[int, str, Callable[[Connection], None]]] = [
     (12, "browse_counts", m012_browse_counts),
     (13, "stats_totals", m013_stats_totals),
     (14, "fts_postings", m014_fts_postings),
+    (15, "fts_postings_steps", m015_fts_postings_steps),
 ]
 
 

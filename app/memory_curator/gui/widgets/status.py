@@ -1,5 +1,6 @@
 """The status bar: which embedder is active, the background embedding (progress, Pause/Resume, Embed now),
-sync conflicts waiting for a choice, and the progress of a long operation with its cancel button.
+the keyword index a large vault builds in the background, sync conflicts waiting for a choice, and the progress
+of a long operation with its cancel button.
 
 The background embedding runs in the engine's own unit (core/embed/background.py); its ``progress``,
 ``pause``, ``resume`` and ``retry`` are thread-safe, so the bar reads them on a timer from the main thread
@@ -46,6 +47,10 @@ class EngineStatusBar(QStatusBar):
         self.conflicts_button.setToolTip("Memories that two machines changed at once: click to choose what to keep")
         self.conflicts_button.clicked.connect(self.conflicts_requested)
         self.addPermanentWidget(self.conflicts_button)
+        # The kept keyword postings (core/index/postings_unit.py): minutes of building at 1,000,000 memories.
+        self.keyword_index = QLabel(objectName="keywordIndexStatus", visible=False)
+        self.keyword_index.setToolTip("Keyword search answers meanwhile, more slowly on a large vault")
+        self.addPermanentWidget(self.keyword_index)
         for label in (self.embedder, self.pending):
             label.setContentsMargins(8, 0, 8, 0)
         for widget in (self.progress, self.cancel_button, self.pending, self.embed_progress, self.pause_button,
@@ -55,6 +60,7 @@ class EngineStatusBar(QStatusBar):
         self.pause_button.clicked.connect(self._pause_or_resume)
         self.cancel_button.clicked.connect(self.cancel_requested)
         self._unit: Callable[[], Any] | None = None
+        self._postings: Callable[[], Any] | None = None
         self._state = "off"
         self._unembedded = 0
         self._available = False
@@ -89,7 +95,22 @@ class EngineStatusBar(QStatusBar):
         self._timer.start()
         self.poll_embedding()
 
+    def watch_postings(self, unit: Callable[[], Any]) -> None:
+        """``unit()`` returns the engine's PostingsUnit (None while no vault is open, or in a process without)."""
+        self._postings = unit
+        self._timer.start()
+        self.poll_embedding()
+
+    def _poll_postings(self) -> None:
+        unit = self._postings() if self._postings is not None else None
+        progress = unit.progress if unit is not None else None
+        building = progress is not None and progress.state == "building" and progress.total > 0
+        self.keyword_index.setVisible(building)
+        if building:
+            self.keyword_index.setText(f"Building the keyword index: {100 * progress.done // progress.total} %")
+
     def poll_embedding(self) -> None:
+        self._poll_postings()
         unit = self._unit() if self._unit is not None else None
         progress = unit.progress if unit is not None else None
         state = progress.state if progress is not None else "off"

@@ -1,0 +1,234 @@
+"""The kept postings (core/index/postings.py) built and folded back in the background, in short steps.
+
+Building them for a 1,000,000-memory vault takes minutes of a core; done in the opening migration it held the
+vault closed that long (115-559 s). This unit does it on a thread of its own, with its own connection, while
+searches answer from FTS5 (postings.ranked waits for a complete base): a few words at a time, each read in a
+read transaction of its own (a very common word takes seconds to read) and written in a write transaction of a
+few tens of milliseconds, with a pause after each so the writers of every process (the app, the CLI, the
+servers) get the lock. A close or a kill between steps loses nothing: the next unit goes on from the words
+written. Only one process builds at a time (a file lock, released by the OS if the process dies). The same unit
+folds the rows written since back into the words' entries once there are ``fold_at`` of them.
+
+Long-running processes kick it (their polls: the app's writer, the servers); a command-line process does not.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+from filelock import FileLock, Timeout
+
+from memory_curator.core.config import MemoryConfig
+from memory_curator.core.index import postings
+from memory_curator.core.index.db import Connection, connect
+
+log = logging.getLogger(__name__)
+
+LOCK_NAME = "keyword-postings.lock"
+STEP_S = 0.05  # a write transaction's budget (the words read before it are written in one)
+READ_S = 0.2  # a read transaction's budget (a very common word alone may take seconds)
+IDLE, BUILDING, FOLDING, CLOSED = "idle", "building", "folding", "closed"
+
+
+@dataclass(frozen=True)
+class PostingsProgress:
+    """``state`` idle, building, folding or closed; ``done`` of ``total`` words in the current run."""
+
+    state: str
+    done: int = 0
+    total: int = 0
+
+
+@contextmanager
+def _transaction(conn: Connection, write: bool) -> Iterator[None]:
+    conn.execute("BEGIN IMMEDIATE" if write else "BEGIN")
+    try:
+        yield
+    except BaseException:
+        if conn.in_transaction:
+            conn.execute("ROLLBACK")
+        raise
+    conn.execute("COMMIT")
+
+
+class _Closing(Exception):
+    pass
+
+
+class PostingsUnit:
+    def __init__(self, index_path: Path, state_dir: Path, *, min_rows: int = postings.MIN_ROWS,
+                 common: int = postings.COMMON, fold_at: int = postings.FOLD_AT, pause_s: float = STEP_S):
+        self._path, self._lock_path = index_path, Path(state_dir) / LOCK_NAME
+        self._min_rows, self._common, self._fold_at, self._pause_s = min_rows, common, fold_at, pause_s
+        self._cond = threading.Condition()
+        self._thread: threading.Thread | None = None
+        self._asked = 0  # kicks so far; a serve that started after kick n answers it
+        self._served = 0
+        self._closing = False
+        self._conn: Connection | None = None
+        self._progress = PostingsProgress(IDLE)
+
+    @classmethod
+    def of(cls, index_path: Path, state_dir: Path, config: MemoryConfig) -> PostingsUnit:
+        return cls(index_path, state_dir, min_rows=config.postings_min_rows, common=config.postings_common,
+                   fold_at=config.postings_fold_at)
+
+    @property
+    def progress(self) -> PostingsProgress:
+        with self._cond:
+            return self._progress
+
+    def kick(self) -> None:
+        """Look whether the base needs building or folding, and do it (on the unit's thread)."""
+        with self._cond:
+            if self._closing:
+                return
+            self._asked += 1
+            if self._thread is None:
+                self._thread = threading.Thread(target=self._loop, name="memory-curator-postings", daemon=True)
+                self._thread.start()
+            self._cond.notify_all()
+
+    def wait_idle(self, timeout: float) -> bool:
+        """Wait until every kick so far has been served (a test's, a benchmark's view); True if so."""
+        deadline = time.monotonic() + timeout
+        with self._cond:
+            target = self._asked
+            while self._served < target and self._progress.state != CLOSED:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    return False
+                self._cond.wait(min(0.1, left))
+            return True
+
+    def close(self, timeout: float = 2.0) -> None:
+        """Stop at the next step (a statement running is interrupted; its transaction rolls back)."""
+        with self._cond:
+            self._closing = True
+            thread, conn = self._thread, self._conn
+            self._cond.notify_all()
+        if conn is not None:
+            conn.interrupt()
+        if thread is not None and thread is not threading.current_thread():
+            thread.join(timeout)
+
+    # -- the thread -----------------------------------------------------------------------------------
+
+    def _set(self, state: str, done: int = 0, total: int = 0) -> None:
+        with self._cond:
+            self._progress = PostingsProgress(state, done, total)
+            self._cond.notify_all()
+
+    def _check(self) -> None:
+        with self._cond:
+            if self._closing:
+                raise _Closing
+
+    def _loop(self) -> None:
+        try:
+            conn = connect(self._path)
+        except Exception:  # noqa: BLE001 - the searches answer from FTS5 as before; logged once
+            log.warning("The keyword postings unit could not open the index", exc_info=True)
+            self._set(CLOSED)
+            return
+        with self._cond:
+            self._conn = conn
+        try:
+            while True:
+                with self._cond:
+                    while self._served >= self._asked and not self._closing:
+                        self._cond.wait()
+                    if self._closing:
+                        break
+                    serving = self._asked
+                try:
+                    self._serve(conn)
+                except _Closing:
+                    break
+                except Exception:  # noqa: BLE001 - the next kick tries again; searches are exact meanwhile
+                    if self._closing:
+                        break
+                    log.warning("Building the keyword postings failed; trying again later", exc_info=True)
+                with self._cond:
+                    self._served = serving
+                    self._progress = PostingsProgress(IDLE)
+                    self._cond.notify_all()
+        finally:
+            with self._cond:
+                self._conn = None
+                self._progress = PostingsProgress(CLOSED)
+                self._cond.notify_all()
+            conn.close()
+
+    def _serve(self, conn: Connection) -> None:
+        with _transaction(conn, write=False):
+            need = postings.pending(conn, min_rows=self._min_rows, fold_at=self._fold_at)
+        if need is None:
+            return
+        lock = FileLock(self._lock_path, mode=0o644, thread_local=False)
+        try:
+            lock.acquire(blocking=False)
+        except Timeout:
+            return  # another process builds; a later kick looks again
+        try:
+            self._build(conn) if need == "build" else self._fold(conn)
+        finally:
+            lock.release()
+
+    def _pause(self, since: float) -> None:
+        """After a write transaction: as long again (at least ``pause_s``) with the lock free."""
+        until = time.monotonic() + max(self._pause_s, time.monotonic() - since)
+        with self._cond:
+            while not self._closing and time.monotonic() < until:
+                self._cond.wait(until - time.monotonic())
+        self._check()
+
+    def _build(self, conn: Connection) -> None:
+        with _transaction(conn, write=True):
+            epoch = postings.start(conn)
+        with _transaction(conn, write=False):
+            if postings.has_base(conn):
+                return
+            terms = postings.candidates(conn, self._common)
+            sizes = postings.Sizes.read(conn)
+        self._set(BUILDING, 0, len(terms))
+        done = 0
+        while done < len(terms):
+            words, until = [], time.monotonic() + READ_S
+            with _transaction(conn, write=False):
+                while done + len(words) < len(terms) and (not words or time.monotonic() < until):
+                    self._check()
+                    words.append(postings.read_word(conn, terms[done + len(words)], sizes))
+            since = time.monotonic()
+            with _transaction(conn, write=True):
+                if postings.epoch(conn) != epoch:
+                    return  # the base was cleared (a rebuild) while this build ran
+                for word in words:
+                    postings.put_word(conn, word, epoch)
+            done += len(words)
+            self._set(BUILDING, done, len(terms))
+            self._pause(since)
+        with _transaction(conn, write=True):
+            postings.finish(conn, epoch)
+
+    def _fold(self, conn: Connection) -> None:
+        with _transaction(conn, write=False):
+            terms = postings.unfolded(conn, postings.current_seq(conn))
+        self._set(FOLDING, 0, len(terms))
+        done = 0
+        while done < len(terms):
+            self._check()
+            since = time.monotonic()
+            with _transaction(conn, write=True):
+                done += postings.fold(conn, terms[done:], since + STEP_S)
+            self._set(FOLDING, done, len(terms))
+            self._pause(since)
+        with _transaction(conn, write=True):
+            postings.drop_folded(conn)
+
