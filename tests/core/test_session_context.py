@@ -118,7 +118,8 @@ def test_windows_tell_how_far_apart_neighbours_are():
 def test_without_neighbours_fusion_is_each_side_on_its_own_scale():
     q = np.array([1.0, 0.0], dtype=np.float32)
     vecs = {1: np.array([1.0, 0.0], np.float32), 2: np.array([0.6, 0.8], np.float32)}
-    scored = fusion.fuse([1, 2, 3], {1: 2.0, 3: 4.0}, vecs, q, np.array([0.5, 0.5], np.float32), {}, 0.5, 0.5)
+    scored = fusion.fuse([1, 2, 3], {1: 2.0, 3: 4.0}, _rows([1, 2, 3], vecs), q, np.array([0.5, 0.5], np.float32), {},
+                         0.5, 0.5)
     assert scored[3].keyword == pytest.approx(0.5) and scored[1].keyword == pytest.approx(0.25)
     # mean similarity 0.5, best 1.0: memory 1 is the top of the semantic scale, memory 2 a fifth of it
     assert scored[1].semantic == pytest.approx(0.5) and scored[2].semantic == pytest.approx(0.1)
@@ -134,8 +135,49 @@ def test_fused_scores_never_exceed_one_and_keep_their_parts(bm, kw_weight):
     vecs = {pk: (v / np.linalg.norm(v)).astype(np.float32) for pk, v in zip(members, rng.standard_normal((len(bm), 8)), strict=True)}
     q = vecs[0]
     pairs = fusion.context_pairs({pk: [(pk + 1, 1)] for pk in members[:-1]})
-    scored = fusion.fuse(members, dict(zip(members, bm, strict=True)), vecs, q, None, pairs, kw_weight, 1 - kw_weight)
+    scored = fusion.fuse(members, dict(zip(members, bm, strict=True)), _rows(members, vecs), q, None, pairs, kw_weight,
+                         1 - kw_weight)
     for s in scored.values():
         assert s.score <= 1.0 + 1e-9
         assert s.score == pytest.approx(s.keyword + s.semantic)
         assert 0.0 <= s.keyword <= kw_weight + 1e-9
+
+
+def _rows(members, vecs):
+    """fuse's vectors: rows in members order and which members have one (as VectorTable.memory_vectors gives)."""
+    dim = len(next(iter(vecs.values())))
+    rows = np.array([vecs.get(pk, np.zeros(dim, np.float32)) for pk in members], dtype=np.float32)
+    return rows, np.array([pk in vecs for pk in members])
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 3), st.integers(0, 5), st.sampled_from([None, 0, 1])), min_size=1, max_size=14),
+       st.integers(0, 2**32 - 1))
+def test_lent_context_is_each_members_neighbours_over_their_distance(layout, seed):
+    """fuse lends slot by slot on arrays; here the same sums one member at a time: a neighbour's BM25 and vector
+    over its distance, only from members (a pair naming a pk outside them lends nothing), members without a
+    vector have no cosine."""
+    members = list(dict.fromkeys(10 * s + p for s, p, _ in layout))
+    sessions = {10 * s + p: s for s, p, _ in layout}
+    rng = np.random.default_rng(seed)
+    bm = {pk: float(rng.uniform(0, 9)) for pk in members if rng.random() < 0.7}
+    vecs = {pk: (v / np.linalg.norm(v)).astype(np.float32) for pk, v in zip(members, rng.standard_normal((len(members), 6)), strict=True)
+            if rng.random() < 0.8}
+    windows = {pk: [(o, o - pk) for o in members if o != pk and sessions[o] == sessions[pk] and abs(o - pk) <= 2]
+               for pk in members}
+    windows[members[0]] = [*windows[members[0]], (999, 1)]  # a neighbour that is not a member
+    pairs = fusion.context_pairs(windows)
+    q = rng.standard_normal(6)
+    q /= np.linalg.norm(q)
+    scored = fusion.fuse(members, bm, _rows(members, vecs) if vecs else None, q, None, pairs, 0.5, 0.5)
+    near = {pk: [(b if a == pk else a, d) for (a, b), d in pairs.items() if pk in (a, b) and {a, b} <= set(members)]
+            for pk in members}
+    ctx_k = {pk: bm.get(pk, 0.0) + fusion.KEYWORD_CONTEXT * sum(bm.get(o, 0.0) / d for o, d in near[pk]) for pk in members}
+    top = max(ctx_k.values())
+    for pk in members:
+        assert scored[pk].keyword == pytest.approx(0.5 * ctx_k[pk] / top if top > 0 else 0.0, abs=1e-6)
+        if pk not in vecs:
+            assert scored[pk].cosine is None
+            continue
+        ctx = vecs[pk] + fusion.VECTOR_CONTEXT * sum((vecs.get(o, np.zeros(6)) / d for o, d in near[pk]), np.zeros(6))
+        assert scored[pk].cosine == pytest.approx(float(ctx @ q / np.linalg.norm(ctx)), abs=1e-5)

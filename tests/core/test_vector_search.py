@@ -245,11 +245,12 @@ def test_memory_vectors_are_each_memorys_chunk_nearest_the_query(svc):
         svc.store.vectors.create("test:model", 4)
         svc.store.set_chunks(svc.store.pk_of(a.id), [(0, 0, 3, "x"), (1, 3, 6, "y")], [e[0], e[1]], "h")
         svc.store.set_chunks(svc.store.pk_of(b.id), [(0, 0, 3, "z")], [e[2]], "h")
-    got = svc.store.vectors.memory_vectors([svc.store.pk_of(a.id), svc.store.pk_of(b.id)], e[1] + 0.1 * e[0])
-    assert np.allclose(got[svc.store.pk_of(a.id)], e[1]) and np.allclose(got[svc.store.pk_of(b.id)], e[2])
-    tied = svc.store.vectors.memory_vectors([svc.store.pk_of(a.id)], e[3])  # both chunks as far: the first
-    assert np.allclose(tied[svc.store.pk_of(a.id)], e[0])
-    assert svc.store.vectors.memory_vectors([999], e[0]) == {}
+    pa, pb = svc.store.pk_of(a.id), svc.store.pk_of(b.id)
+    got = svc.store.vectors.memory_vectors([pb, 999, pa], e[1] + 0.1 * e[0])  # rows in the order asked
+    assert np.allclose(got.rows, [e[2], np.zeros(4), e[1]]) and got.has.tolist() == [True, False, True]
+    tied = svc.store.vectors.memory_vectors([pa], e[3])  # both chunks as far: the first
+    assert np.allclose(tied.rows[0], e[0])
+    assert not svc.store.vectors.memory_vectors([999], e[0]).has.any()
 
 
 def test_at_most_max_candidates_are_scored(table, monkeypatch):

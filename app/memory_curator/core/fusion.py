@@ -23,6 +23,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from itertools import chain
 
 import numpy as np
 
@@ -68,9 +69,9 @@ class Fused(Mapping[int, Scored]):
     was a tenth of a keyword search)."""
 
     def __init__(self, members: Sequence[int], score: np.ndarray, keyword: np.ndarray, semantic: np.ndarray,
-                 context: np.ndarray, cosine: np.ndarray):
+                 context: np.ndarray, cosine: np.ndarray, index: Mapping[int, int] | None = None):
         self.members = list(members)
-        self.index = {pk: i for i, pk in enumerate(self.members)}
+        self.index = {pk: i for i, pk in enumerate(self.members)} if index is None else index
         self.score, self.keyword, self.semantic, self.context, self.cosine = score, keyword, semantic, context, cosine
 
     def __getitem__(self, pk: int) -> Scored:
@@ -87,39 +88,51 @@ class Fused(Mapping[int, Scored]):
 
 
 class _Links:
-    """Each member's neighbours as slots: ``slots`` rows of (neighbour index, 1 / distance), padded with weight
-    0. A member has at most two neighbours on each side of it, so summing slot by slot is four vectorised
-    steps, where a segmented sum (``np.add.reduceat``) over the links cost 5x as much for vectors."""
+    """Each member's neighbours as slots: per slot, the members that have a neighbour in it (``at``), that
+    neighbour (``nb``) and 1 / distance (``w``). A member has at most two neighbours on each side of it, so
+    summing slot by slot is four vectorised steps, where a segmented sum (``np.add.reduceat``) over the links
+    cost 5x as much for vectors; a slot holds only the members that have a neighbour there (2.4 of 4 slots
+    are filled on the bench's searches), so no row is gathered to be multiplied by 0."""
 
-    def __init__(self, n: int, index: Mapping[int, int], pairs: Mapping[tuple[int, int], int]):
-        links = [(index[a], index[b], 1.0 / d) for (a, b), d in pairs.items() if a in index and b in index]
-        src = np.array([i for i, _j, _w in links] + [j for _i, j, _w in links], dtype=np.intp)
-        dst = np.array([j for _i, j, _w in links] + [i for i, _j, _w in links], dtype=np.intp)
-        near = np.array([w for *_, w in links] * 2, dtype=np.float32)
+    def __init__(self, members: np.ndarray, pairs: Mapping[tuple[int, int], int]):
+        # pk -> position on arrays (a dict lookup per pair cost a tenth of the fusion); pairs outside the
+        # members are left out.
+        ends = np.fromiter(chain.from_iterable(pairs), dtype=np.int64, count=2 * len(pairs)).reshape(-1, 2)
+        by_pk = np.argsort(members, kind="stable")
+        at = np.minimum(np.searchsorted(members, ends, sorter=by_pk), max(len(members) - 1, 0))
+        pos = by_pk[at] if len(members) else at
+        inside = (members[pos] == ends).all(axis=1) if len(members) else np.zeros(len(ends), bool)
+        pos = pos[inside]
+        dist = np.fromiter(pairs.values(), dtype=np.int64, count=len(pairs))[inside]
+        src = np.r_[pos[:, 0], pos[:, 1]]
+        dst = np.r_[pos[:, 1], pos[:, 0]]
+        near = (1.0 / np.r_[dist, dist]).astype(np.float32)
         order = np.argsort(src, kind="stable")
         src, dst, near = src[order], dst[order], near[order]
         starts = np.flatnonzero(np.r_[True, src[1:] != src[:-1]]) if len(src) else src
         counts = np.diff(np.r_[starts, len(src)])
-        slots = int(counts.max()) if len(counts) else 0
         slot = np.arange(len(src)) - np.repeat(starts, counts)
-        self.nb = np.zeros((slots, n), dtype=np.intp)
-        self.w = np.zeros((slots, n), dtype=np.float32)
-        self.nb[slot, src] = dst
-        self.w[slot, src] = near
+        self.slots = []
+        for s in range(int(counts.max()) if len(counts) else 0):
+            in_slot = slot == s
+            self.slots.append((src[in_slot], dst[in_slot], near[in_slot]))
 
     def lent(self, values: np.ndarray) -> np.ndarray:
         """Per member, the sum of its neighbours' ``values`` divided by their distance."""
         out = np.zeros_like(values)
         shape = (-1, *([1] * (values.ndim - 1)))
-        for nb, w in zip(self.nb, self.w, strict=True):
-            out += w.reshape(shape) * values[nb]
+        for s, (at, nb, w) in enumerate(self.slots):
+            if s == 0:  # nothing lent yet: no sum to read back
+                out[at] = w.reshape(shape) * values[nb]
+            else:
+                out[at] += w.reshape(shape) * values[nb]
         return out
 
 
 def fuse(
     members: Sequence[int],
     bm25: Mapping[int, float],
-    vectors: Mapping[int, np.ndarray],
+    vectors: tuple[np.ndarray, np.ndarray] | None,
     query: np.ndarray | None,
     mean: np.ndarray | None,
     pairs: Mapping[tuple[int, int], int],
@@ -128,14 +141,15 @@ def fuse(
     unreadable: Mapping[int, float] | None = None,
 ) -> Fused:
     """Scores for ``members`` (candidates and their neighbours). ``bm25``: positive keyword scores (higher is
-    better); ``vectors``: each member's chunk vector nearest the query (unit length); ``pairs``: neighbours
-    among the members and their distance; ``unreadable``: how far a member's vector is noise to the model
-    (0..1), its keyword side standing in for that part."""
+    better); ``vectors``: rows in ``members`` order, each member's chunk vector nearest the query (unit length,
+    float32), and which members have one (VectorTable.memory_vectors); ``pairs``: neighbours among the members
+    and their distance; ``unreadable``: how far a member's vector is noise to the model (0..1), its keyword
+    side standing in for that part."""
     n = len(members)
     index = {pk: i for i, pk in enumerate(members)}
-    links = _Links(n, index, pairs)
+    links = _Links(np.fromiter(members, dtype=np.int64, count=n), pairs)
 
-    own_k = np.array([bm25.get(pk, 0.0) for pk in members], dtype=np.float64)
+    own_k = np.fromiter((bm25.get(pk, 0.0) for pk in members), dtype=np.float64, count=n)
     ctx_k = own_k + KEYWORD_CONTEXT * links.lent(own_k.astype(np.float32))
     top_k = ctx_k.max() if n else 0.0
     kn, kn_own = (ctx_k / top_k, own_k / top_k) if top_k > 0 else (np.zeros(n), np.zeros(n))
@@ -143,15 +157,15 @@ def fuse(
     cos = np.full(n, np.nan)
     cos_own = np.full(n, np.nan)
     sn, sn_own = np.zeros(n), np.zeros(n)
-    if query is not None and vectors and n:
+    own_v, has_vec = vectors if vectors is not None else (None, None)
+    if query is not None and own_v is not None and n and has_vec.any():
         q = np.asarray(query, dtype=np.float64)
-        has_vec = np.array([pk in vectors for pk in members])
-        dim = len(q)
-        own_v = np.zeros((n, dim), dtype=np.float32)  # float32 halves the cost of lending vectors
-        own_v[has_vec] = np.stack([vectors[pk] for pk in members if pk in vectors])
-        ctx_v = own_v + VECTOR_CONTEXT * links.lent(own_v)
-        cos[has_vec] = _cosines(ctx_v[has_vec], q)
-        cos_own[has_vec] = _cosines(own_v[has_vec], q)
+        ctx_v = own_v + VECTOR_CONTEXT * links.lent(own_v)  # float32 halves the cost of lending vectors
+        if has_vec.all():  # the usual case: no copies of the rows
+            cos, cos_own = _cosines(ctx_v, q), _cosines(own_v, q)
+        else:
+            cos[has_vec] = _cosines(ctx_v[has_vec], q)
+            cos_own[has_vec] = _cosines(own_v[has_vec], q)
         mu = float(mean @ q) if mean is not None else 0.0
         span = max(float(cos[has_vec].max()) - mu, SEMANTIC_SPAN_MIN)
         sn[has_vec] = (cos[has_vec] - mu) / span
@@ -159,12 +173,13 @@ def fuse(
 
     # As far as its vector is noise to this model, a memory's keyword side stands in for the semantic one,
     # so fusion neither buries it (noise score) nor lifts it (noise luck) against readable memories.
-    u = np.array([(unreadable or {}).get(pk, 0.0) for pk in members], dtype=np.float64)
+    u = (np.fromiter((unreadable.get(pk, 0.0) for pk in members), dtype=np.float64, count=n) if unreadable
+         else np.zeros(n))
     kc = keyword_weight * kn
     sc = semantic_weight * ((1.0 - u) * sn + u * kn)
     own = keyword_weight * kn_own + semantic_weight * ((1.0 - u) * sn_own + u * kn_own)
     total = kc + sc
-    return Fused(members, total, kc, sc, total - own, cos)
+    return Fused(members, total, kc, sc, total - own, cos, index)
 
 
 def _cosines(m: np.ndarray, q: np.ndarray) -> np.ndarray:

@@ -421,7 +421,7 @@ def _run(store: IndexStore, query: str, *, query_vec: Sequence[float] | None, em
     members, pairs = with_neighbours(store, top, filters)
     known = set(members)
     members += [pk for pk in cands if pk not in known]
-    vectors, mean, qv = {}, None, None
+    vectors, mean, qv = None, None, None
     if ws > 0 and query_vec is not None:
         qv = normalized(query_vec, len(query_vec))
         vectors, mean = store.vectors.memory_vectors(members, qv), store.vectors.mean()

@@ -42,6 +42,7 @@ import logging
 import math
 import threading
 from collections.abc import Callable, Iterable, Sequence
+from typing import NamedTuple
 
 import numpy as np
 
@@ -74,6 +75,13 @@ MEAN_SAMPLE = 1024
 HAMMING_BLOCK = 32_768  # rows per step of the Hamming scan
 SCORE_BLOCK = 512  # candidates scored on their int8 codes at a time: their float copy (1.5 MB) fits in L2
 LOAD_BLOCK = 20_000  # float16 rows read at a time when the codes are built: bounded memory
+
+
+class MemberVectors(NamedTuple):
+    """Rows of memories' vectors in the order asked (float32; zeros where ``has`` is False)."""
+
+    rows: np.ndarray
+    has: np.ndarray
 
 
 def normalized(vec: Sequence[float] | np.ndarray, dim: int) -> np.ndarray:
@@ -599,37 +607,48 @@ class VectorTable:
         top = np.argsort(dist, kind="stable")[:k]
         return [(ids[i], float(dist[i])) for i in top if np.isfinite(dist[i])]
 
-    def memory_vectors(self, memory_pks: Sequence[int], query: Sequence[float] | np.ndarray) -> dict[int, np.ndarray]:
+    def memory_vectors(self, memory_pks: Sequence[int], query: Sequence[float] | np.ndarray) -> MemberVectors:
         """Per memory, the stored vector of its chunk nearest to ``query`` (float16 precision, read by primary
-        key: a vec0 point read costs 70 us, a plain row 1 us). Memories without vectors are left out."""
+        key: a vec0 point read costs 70 us, a plain row 1 us), as rows in ``memory_pks`` order for fusion to
+        read without a lookup per memory. Memories without vectors keep a zero row and ``has`` False."""
         dim = self.dim
         if dim is None or not self.exists() or not memory_pks:
-            return {}
+            return MemberVectors(np.zeros((len(memory_pks), dim or 0), dtype=np.float32), np.zeros(len(memory_pks), bool))
         self._ensure_codes()
         q = normalized(query, dim)
+        asked = np.fromiter(memory_pks, dtype=np.int64, count=len(memory_pks))
+        by_pk = np.argsort(asked, kind="stable")
+        wanted = np.unique(asked).tolist()
         pks: list[int] = []
         blobs: list[bytes] = []
-        pk_list = list(memory_pks)
-        for i in range(0, len(pk_list), 30_000):
-            part = pk_list[i : i + 30_000]
+        for i in range(0, len(wanted), 30_000):  # ascending pks, each memory's chunks in order: rows come sorted
+            part = wanted[i : i + 30_000]
             marks = ",".join("?" * len(part))
             for pk, half in self.conn.execute(
                 f"SELECT c.memory_pk, h.half FROM memory_chunks c JOIN {HALVES} h ON h.chunk_id = c.chunk_id "
-                f"WHERE c.memory_pk IN ({marks})", part,
+                f"WHERE c.memory_pk IN ({marks}) ORDER BY c.memory_pk, c.chunk_id", part,
             ):
                 pks.append(pk)
                 blobs.append(half)
+        rows = np.zeros((len(asked), dim), dtype=np.float32)
+        has = np.zeros(len(asked), dtype=bool)
         if not pks:
-            return {}
+            return MemberVectors(rows, has)
         mat = np.frombuffer(b"".join(blobs), dtype=np.float16).reshape(len(pks), dim).astype(np.float32)
         sims = mat @ q
         keep = np.flatnonzero(np.isfinite(sims))  # a stored NaN vector has no similarity to give
-        if len(set(pks)) < len(pks):  # a memory of several chunks: the one nearest the query (the first on ties)
-            owner = np.asarray(pks)[keep]
+        owner = np.asarray(pks, dtype=np.int64)[keep]
+        if len(owner) > 1 and (owner[1:] == owner[:-1]).any():
+            # a memory of several chunks: the one nearest the query (the first on ties)
             order = np.lexsort((keep, -sims[keep], owner))
             keep, owner = keep[order], owner[order]
-            keep = keep[np.r_[True, owner[1:] != owner[:-1]]]
-        return {pks[row]: mat[row] for row in keep.tolist()}  # on arrays: a loop over the rows cost as much as the read
+            first = np.r_[True, owner[1:] != owner[:-1]]
+            keep, owner = keep[first], owner[first]
+        # Each row's place in the list asked: a search on arrays, not a dict per memory.
+        place = by_pk[np.searchsorted(asked, owner, sorter=by_pk)]
+        rows[place] = mat[keep]
+        has[place] = True
+        return MemberVectors(rows, has)
 
     def mean(self) -> np.ndarray | None:
         """The mean of the stored vectors (from up to ``MEAN_SAMPLE`` of them, spread over the chunk ids):
