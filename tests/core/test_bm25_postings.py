@@ -9,6 +9,7 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from memory_curator.core import search
 from memory_curator.core.index import bm25, maxscore, postings, search_rows
 from memory_curator.core.index.filters import Filters
 from memory_curator.core.index.rows import memory_row
@@ -174,3 +175,21 @@ def test_an_index_from_before_migration_14_gains_the_tables_and_still_ranks(tmp_
     with store.transaction():
         postings.build(store.conn, common=1, min_rows=0)
     assert postings.ranked(store.conn, ["plans"], BM25_WEIGHTS, 10) == _plain(store, ["plans"], BM25_WEIGHTS)
+
+
+def test_the_first_rows_alone_are_checked_against_the_filters_when_enough_pass(tmp_path):
+    """With ``want``, the kept ranking's first rows are checked against the filters and returned alone when all
+    pass; when one of them does not, every row is checked: the search's rows are the plain ranking's either way."""
+    store = IndexStore.open(tmp_path / "index.db", tmp_path)
+    with store.transaction():
+        for i in range(40):
+            item = _item(i, "note", "river stone" + " quokka" * (i % 4), ())
+            item = MemoryItem(**{**item.__dict__, "category": "decisions" if i % 7 == 0 else "context"})
+            store.upsert(item, f"{item.category}/m{i}.md", 0, 0)
+    _with_base(store, 5)
+    words = ["quokka", "river"]
+    for filters in (Filters(), Filters(category="context")):
+        plain = [tuple(r) for r in search_rows.fts_top(store, tokens.fts_match(words), BM25_WEIGHTS, filters, 30)]
+        via = maxscore.fts_top_pruned(store, words, BM25_WEIGHTS, filters, 30, want=10)
+        assert [tuple(r) for r in via] == (plain[:10] if filters.category is None else plain)
+        assert search.keyword_ranked(store, words, filters, 10) == [(pk, r) for pk, r, ok in plain if ok][:10]

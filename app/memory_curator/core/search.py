@@ -117,7 +117,7 @@ def _fts_ranked(store: IndexStore, match: str | None, filters: Filters, n: int,
     # Widen the window while filters drop too many and matches remain.
     depth = n * 2
     while True:
-        top = (maxscore.fts_top_pruned(store, terms, BM25_WEIGHTS, filters, depth) if terms else None)
+        top = maxscore.fts_top_pruned(store, terms, BM25_WEIGHTS, filters, depth, want=n) if terms else None
         if top is None:
             top = search_rows.fts_top(store, match, BM25_WEIGHTS, filters, depth)
         ranked = [(pk, r) for pk, r, allowed in top if allowed]

@@ -74,12 +74,19 @@ def totals(conn: Connection) -> tuple[int, float]:
 def stored_token(conn: Connection, word: str) -> str | None:
     """The token the index holds for a query word (its porter stem, lower case, without diacritics); None
     when the tokenizer makes it more or fewer than one token (then it is a phrase, or nothing)."""
+    return stored_tokens(conn, [word])[0]
+
+
+def stored_tokens(conn: Connection, words: Sequence[str]) -> list[str | None]:
+    """``stored_token`` of each word, read in one insert and one select (a row per word)."""
     ready(conn)
     conn.execute(f"DELETE FROM temp.{PROBE}")
-    conn.execute(f"INSERT INTO temp.{PROBE} ({TEXT[0]}) VALUES (?)", (word,))
-    found = conn.execute(f"SELECT term FROM temp.{PROBE_WORDS}").fetchall()
+    conn.executemany(f"INSERT INTO temp.{PROBE} (rowid, {TEXT[0]}) VALUES (?, ?)", list(enumerate(words)))
+    found: dict[int, list[str]] = {}
+    for term, doc in conn.execute(f"SELECT term, doc FROM temp.{PROBE_WORDS}"):
+        found.setdefault(doc, []).append(term)
     conn.execute(f"DELETE FROM temp.{PROBE}")
-    return found[0][0] if len(found) == 1 else None
+    return [found[i][0] if len(found.get(i, ())) == 1 else None for i in range(len(words))]
 
 
 def postings(conn: Connection, token: str, weights: Sequence[float]) -> dict[int, float]:
@@ -115,7 +122,7 @@ def ranked(conn: Connection, words: Sequence[str], weights: Sequence[float], dep
     """The rows holding any of ``words`` (each one phrase, over the text columns) as (rowid, bm25), best
     first, ties by rowid: ``search_rows.fts_top`` of their plain OR, the same floats. None when a word is not
     one token."""
-    tokens = [stored_token(conn, w) for w in words]
+    tokens = stored_tokens(conn, words)
     if any(t is None for t in tokens):
         return None
     rows, avgdl = totals(conn)

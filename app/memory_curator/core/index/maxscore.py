@@ -70,13 +70,18 @@ def _ordered_and(terms: Sequence[str], rest: range) -> str:
 
 
 def fts_top_pruned(store: IndexStore, terms: Sequence[str], weights: Sequence[float], filters: Filters,
-                   depth: int, min_rows: int = MIN_ROWS) -> list[tuple[int, float, bool]] | None:
+                   depth: int, min_rows: int = MIN_ROWS, want: int | None = None) -> list[tuple[int, float, bool]] | None:
     """search_rows.fts_top for the plain OR of ``terms`` (no prefixes), the same rows and scores; None when
     pruning would not help (then the caller ranks every match). With the common words' postings kept
-    (core/index/postings.py, large indexes) the ranking is read from them instead, the same rows and floats."""
+    (core/index/postings.py, large indexes) the ranking is read from them instead, the same rows and floats;
+    then, with ``want``, only its first rows when ``want`` of them pass the filters (the rest are not read)."""
     terms = list(terms)
     kept = postings.ranked(store.conn, terms, weights, depth) if min(weights, default=0) >= 0 else None
     if kept is not None:
+        if want is not None and want < len(kept):
+            first = _with_filters(store, kept[:want], filters)
+            if all(ok for _, _, ok in first):
+                return first
         return _with_filters(store, kept, filters)
     m = len(terms)
     rows = _rows(store)
