@@ -16,7 +16,7 @@ import logging
 import math
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 from memory_curator.core import indexing
@@ -384,21 +384,31 @@ class Embedding:
         tracker = Tracker(len(ids), progress, cancel)
         if progress is not None and ids:
             progress(0, len(ids), "embedding")
-        done = 0
-        for start in range(0, len(ids), batch):
+
+        def check() -> None:  # before each round, as the vectors of the one before are written
             tracker.check()
             if (why := self.model_changed()) is not None:
                 raise ModelChanged(why)
-            items = self.store.get_many(ids[start : start + batch])
-            pairs = [(self.store.pk_of(i), items[i]) for i in ids[start : start + batch] if i in items]
-            try:
-                done += indexing.embed_items(self.store, emb, pairs, self.config, tracker)  # type: ignore[arg-type]
-            except EmbedderUnavailable as exc:
-                self.down(exc)
-                raise
+
+        def rounds() -> Iterator[tuple[int, MemoryItem]]:  # read on this thread as the embedding goes
+            for start in range(0, len(ids), batch):
+                if start:
+                    check()
+                items = self.store.get_many(ids[start : start + batch])
+                yield from ((self.store.pk_of(i), items[i]) for i in ids[start : start + batch] if i in items)
+
+        def written() -> None:
             self.up()
             self._record_model()
-        return done
+
+        if not ids:
+            return 0
+        check()  # before the vector table is made for this process's model
+        try:
+            return indexing.embed_items(self.store, emb, rounds(), self.config, tracker, written)  # type: ignore[arg-type]
+        except EmbedderUnavailable as exc:
+            self.down(exc)
+            raise
 
     def backfill(self, *, progress: ProgressFn | None = None, cancel: CancelToken | None = None) -> tuple[str, ...]:
         """``reindex_missing`` after a rebuild, when there is an embedder: one that is down leaves a warning

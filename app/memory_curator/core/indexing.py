@@ -9,7 +9,8 @@ import logging
 import math
 import os
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import closing, contextmanager
 from dataclasses import dataclass, field
 
@@ -18,7 +19,13 @@ from memory_curator.core.config import MemoryConfig
 from memory_curator.core.conflicts.names import copy_name
 from memory_curator.core.embed.background import ModelChanged
 from memory_curator.core.embed.base import Embedder
-from memory_curator.core.errors import ConflictedFile, DimensionMismatch, EmbeddingError, VaultFileError
+from memory_curator.core.errors import (
+    ConflictedFile,
+    DimensionMismatch,
+    EmbedderUnavailable,
+    EmbeddingError,
+    VaultFileError,
+)
 from memory_curator.core.index.rows import ROW_CATEGORY, ROW_UPDATED_AT, MemoryRow
 from memory_curator.core.index.store import IndexStore
 from memory_curator.core.model import MemoryItem
@@ -66,51 +73,86 @@ def embed_hash(embedder_key: str, texts: Sequence[str]) -> str:
 
 
 def embed_items(
-    store: IndexStore, embedder: Embedder, items: Sequence[tuple[int, MemoryItem]], config: MemoryConfig,
-    tracker: Tracker | None = None,
+    store: IndexStore, embedder: Embedder, items: Iterable[tuple[int, MemoryItem]], config: MemoryConfig,
+    tracker: Tracker | None = None, written: Callable[[], None] | None = None,
 ) -> int:
-    """Embed the chunks of ``items`` ((pk, item) pairs) in provider batches; each batch commits on its own
-    so a cancel or a provider failure keeps what was done. Vectors are checked before anything is written
-    (finite, the index's size), and a memory whose text changed while it was being embedded (another thread
-    or process wrote it) is left for the next round. Returns the number of memories embedded."""
+    """Embed the chunks of ``items`` ((pk, item) pairs, read lazily on this thread) in provider batches; each
+    batch commits on its own so a cancel or a provider failure keeps what was done, and ``written`` is called
+    after each commit. Vectors are checked before anything is written (finite, the index's size), and a memory
+    whose text changed while it was being embedded (another thread or process wrote it) is left for the next
+    round. Returns the number of memories embedded.
+
+    The provider encodes the next batch on a thread of its own while this one checks and writes the last (the
+    model no longer waits for SQLite, nor SQLite for the model): the same batches, in the same order, one call
+    at a time, so the same vectors; only the provider call leaves this thread, never the connection."""
     ensure_vector_table(store, embedder)
     done = 0
-    pending: list[tuple[int, MemoryItem, list[tuple[int, int, int, str, str]]]] = []
-    pending_texts = 0
+    batches = _embed_batches(items, config, embedder.max_chunk_tokens)
+    with ThreadPoolExecutor(1, "memory-curator-embed-ahead") as ahead:
+        def encode(batch: list[tuple[int, MemoryItem, list[tuple[int, int, int, str, str]]]]) -> Future:
+            try:
+                return ahead.submit(embedder.embed_documents, [c[4] for _, _, chunks in batch for c in chunks])
+            except RuntimeError as exc:  # 'cannot schedule new futures after interpreter shutdown'
+                raise EmbedderUnavailable("Embedding stops while the program exits.") from exc
 
-    def flush() -> None:
-        nonlocal done, pending, pending_texts
-        if not pending:
-            return
-        texts = [c[4] for _, _, chunks in pending for c in chunks]
-        vectors = embedder.embed_documents(texts)
-        if len(vectors) != len(texts):
-            raise EmbeddingError(f"{embedder.key} returned {len(vectors)} vectors for {len(texts)} texts.")
-        check_vectors(store, vectors)
-        pos = 0
-        with store.transaction():
-            if store.vectors.model != embedder.key:  # another process switched models meanwhile: keep its vectors
-                raise ModelChanged(f"This vault's vectors now come from {store.vectors.model}, not {embedder.key}; "
-                                   "this process stops embedding. Open the vault again to use the new model.")
-            for pk, item, chunks in pending:
-                vecs = vectors[pos : pos + len(chunks)]
-                pos += len(chunks)
-                if store.pk_of(item.id) != pk or store.embedded_fields(item.id) != (item.title, item.content,
-                                                                                   item.summary):
-                    continue  # changed, gone or re-indexed (a rebuild) since it was read: the next round has it
-                store.set_chunks(pk, [c[:4] for c in chunks], vecs, embed_hash(embedder.key, [c[4] for c in chunks]))
-                done += 1
-        if tracker is not None:
-            tracker.step(len(pending), "embedding")
-        pending, pending_texts = [], 0
+        batch = next(batches, None)
+        vectors = encode(batch) if batch else None
+        while batch is not None and vectors is not None:
+            now = vectors.result()
+            stop: Exception | None = None
+            try:  # the next batch read (on this thread) and sent to the provider before this one is written
+                following = next(batches, None)
+                vectors = encode(following) if following else None
+            except Exception as exc:  # noqa: BLE001 - a cancel or a failure: what was encoded is still kept
+                following, vectors, stop = None, None, exc
+            done += _write_vectors(store, embedder, batch, now)
+            if tracker is not None:
+                tracker.step(len(batch), "embedding")
+            if written is not None:
+                written()
+            if stop is not None:
+                raise stop
+            batch = following
+    return done
 
+
+def _embed_batches(items: Iterable[tuple[int, MemoryItem]], config: MemoryConfig, max_tokens: int,
+                   ) -> Iterator[list[tuple[int, MemoryItem, list[tuple[int, int, int, str, str]]]]]:
+    """Memories with their chunks, cut where a batch reaches ``config.embed_batch_size`` texts."""
+    batch: list[tuple[int, MemoryItem, list[tuple[int, int, int, str, str]]]] = []
+    texts = 0
     for pk, item in items:
-        chunks = embedding_chunks(item, config, embedder.max_chunk_tokens)
-        pending.append((pk, item, chunks))
-        pending_texts += len(chunks)
-        if pending_texts >= config.embed_batch_size:
-            flush()
-    flush()
+        chunks = embedding_chunks(item, config, max_tokens)
+        batch.append((pk, item, chunks))
+        texts += len(chunks)
+        if texts >= config.embed_batch_size:
+            yield batch
+            batch, texts = [], 0
+    if batch:
+        yield batch
+
+
+def _write_vectors(store: IndexStore, embedder: Embedder,
+                   batch: list[tuple[int, MemoryItem, list[tuple[int, int, int, str, str]]]],
+                   vectors: Sequence[Sequence[float]]) -> int:
+    """One batch's vectors in one transaction; how many memories got theirs."""
+    texts = sum(len(chunks) for _, _, chunks in batch)
+    if len(vectors) != texts:
+        raise EmbeddingError(f"{embedder.key} returned {len(vectors)} vectors for {texts} texts.")
+    check_vectors(store, vectors)
+    done = pos = 0
+    with store.transaction():
+        if store.vectors.model != embedder.key:  # another process switched models meanwhile: keep its vectors
+            raise ModelChanged(f"This vault's vectors now come from {store.vectors.model}, not {embedder.key}; "
+                               "this process stops embedding. Open the vault again to use the new model.")
+        for pk, item, chunks in batch:
+            vecs = vectors[pos : pos + len(chunks)]
+            pos += len(chunks)
+            if store.pk_of(item.id) != pk or store.embedded_fields(item.id) != (item.title, item.content,
+                                                                               item.summary):
+                continue  # changed, gone or re-indexed (a rebuild) since it was read: the next round has it
+            store.set_chunks(pk, [c[:4] for c in chunks], vecs, embed_hash(embedder.key, [c[4] for c in chunks]))
+            done += 1
     return done
 
 

@@ -169,7 +169,8 @@ class Memories:
             raise
         self.history_pending = True
         self.embedding.queue(pairs, tracker)  # embedded after, in the background: a save never waits on it
-        return [self.store.get(it.id) or it for it in items]
+        indexed = self.store.get_many(it.id for it in items)  # one query, not one per memory
+        return [indexed.get(it.id) or it for it in items]
 
     # -- changes --------------------------------------------------------------------------------------
 
