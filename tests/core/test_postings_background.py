@@ -244,3 +244,21 @@ def test_close_stops_a_build_at_its_next_step(tmp_path):
     store = IndexStore.open(tmp_path / "index.db", tmp_path)
     assert not postings.has_base(store.conn)
     store.close()
+
+
+def test_a_rebuild_leaves_the_base_to_the_background(tmp_path):
+    """A rebuild clears the base and does not build it (115 s of a 1,000,000 rebuild); the next poll's unit
+    does, and it ranks as FTS5."""
+    svc = MemoryService.open(tmp_path, embedder="none", config=CONFIG)
+    try:
+        _fill(svc, 60)
+        svc.poll_changes()
+        assert svc.postings.wait_idle(60) and postings.has_base(svc.store.conn)
+        svc.rebuild_index(embed=False)
+        assert not postings.has_base(svc.store.conn)
+        _same_as_fts5(svc.store)
+        svc.poll_changes()
+        assert svc.postings.wait_idle(60) and postings.has_base(svc.store.conn)
+        _same_as_fts5(svc.store)
+    finally:
+        svc.close()

@@ -427,8 +427,7 @@ def sync(store: IndexStore, vault: Vault, tracker: Tracker | None = None, *, fre
     if fresh:
         with _bulk_load(store, enabled=bool(changed)):
             _insert_all(store, vault, [stats[rel] for rel in changed], {}, report, tracker)
-        store.optimize_fulltext()
-        store.build_postings()
+        store.optimize_fulltext()  # the keyword postings follow in the background (core/index/postings_unit.py)
     else:
         holders = _IdHolders(store, {*changed, *gone})
         _index_changed(store, vault, changed, stats, diff.indexed, holders, known_problems, report, tracker)

@@ -14,8 +14,8 @@ A word's postings are its base rows not written after its ``seq``, plus the delt
 outside the base is read from FTS5 itself (fts5vocab: ~1.5 us a row, and such words have fewer than
 ``COMMON``). Writes are tracked (SEQ set) from the start of a build on; the base answers queries once BUILT.
 
-The base is built word by word (``candidates``, ``read_word``, ``put_word``: core/keyword_base.py does it in
-the background, a rebuild all at once with ``build``), each word read in a read transaction of its own and
+The base is built word by word (``candidates``, ``read_word``, ``put_word``: core/index/postings_unit.py does
+it in the background, after a migration or a rebuild too; ``build`` does it at once), each word read in a read transaction of its own and
 written in a short write transaction, so other processes keep writing meanwhile; a write that lands between
 the read and the write is newer than the word's ``seq``, and its delta covers it. ``fold`` takes the rows written
 since back into a word's entry and ``drop_folded`` forgets what every word holds, so searches stop paying for them.
@@ -216,7 +216,7 @@ def finish(conn: Connection, epoch: str) -> bool:
 
 
 def build(conn: Connection, *, common: int = COMMON, min_rows: int = MIN_ROWS) -> None:
-    """The whole base from the index as it is now (a rebuild); call inside the write transaction."""
+    """The whole base from the index as it is now, at once; call inside the write transaction."""
     clear(conn)
     if bm25.totals(conn)[0] < min_rows:
         return

@@ -213,11 +213,6 @@ class IndexStore:
         reads all of them (100k memories: 0.4-0.8 s once, a keyword search 7% faster after)."""
         self.conn.execute("INSERT INTO memories_fts (memories_fts) VALUES ('optimize')")
 
-    def build_postings(self) -> None:
-        """The common words' postings (core/index/postings.py) from the index as it is, after a rebuild."""
-        with self.transaction():
-            postings.build(self.conn)
-
     def clear_all(self) -> None:
         """Drop every derived row (access statistics stay: they cannot be rebuilt from files)."""
         self.conn.execute("DELETE FROM memory_chunks")
