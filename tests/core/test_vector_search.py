@@ -253,6 +253,23 @@ def test_memory_vectors_are_each_memorys_chunk_nearest_the_query(svc):
     assert not svc.store.vectors.memory_vectors([999], e[0]).has.any()
 
 
+def test_memory_vectors_leave_out_chunks_that_are_not_finite(svc):
+    """A vector stored with NaN or inf in it (before they were refused) gives no row: another chunk of the
+    memory stands in, and a memory with no other has none."""
+    a, b = svc.save("first memory"), svc.save("second memory")
+    e = np.eye(4, dtype=np.float32)
+    with svc.store.transaction():
+        svc.store.vectors.create("test:model", 4)
+        svc.store.set_chunks(svc.store.pk_of(a.id), [(0, 0, 3, "x"), (1, 3, 6, "y")], [e[0], e[1]], "h")
+        svc.store.set_chunks(svc.store.pk_of(b.id), [(0, 0, 3, "z")], [e[2]], "h")
+        half = f"UPDATE {vectors.HALVES} SET half = ? WHERE chunk_id = ?"
+        ids = [cid for (cid,) in svc.store.conn.execute("SELECT chunk_id FROM memory_chunks ORDER BY chunk_id")]
+        svc.store.conn.execute(half, (np.array([np.nan, 1, 0, 0], np.float16).tobytes(), ids[1]))
+        svc.store.conn.execute(half, (np.array([np.inf, 0, 1, 0], np.float16).tobytes(), ids[2]))
+    got = svc.store.vectors.memory_vectors([svc.store.pk_of(a.id), svc.store.pk_of(b.id)], e[1])
+    assert got.has.tolist() == [True, False] and np.allclose(got.rows, [e[0], np.zeros(4)])
+
+
 def test_at_most_max_candidates_are_scored(table, monkeypatch):
     """The cap binds: with every chunk a candidate by share but at most 12 scored, recall against exact falls
     (a cap that did nothing would keep it at 1); with 400 of 3,000 it holds the bar."""

@@ -183,5 +183,5 @@ def fuse(
 
 
 def _cosines(m: np.ndarray, q: np.ndarray) -> np.ndarray:
-    norms = np.linalg.norm(m, axis=1).astype(np.float64)
+    norms = np.sqrt(np.add.reduce(m * m, axis=1)).astype(np.float64)  # np.linalg.norm's floats, without its copy
     return np.divide(m @ q, norms, out=np.zeros(len(m)), where=norms > 0)

