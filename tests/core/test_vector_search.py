@@ -238,14 +238,19 @@ def test_the_mean_vector_is_the_collections_and_follows_writes(table, tmp_path, 
     assert np.allclose(table.mean(), x[0], atol=1e-3)  # another process's writes are seen
 
 
-def test_memory_vectors_are_each_memorys_chunk_nearest_the_query(svc):
+def _two_memories_with_chunks(svc):
+    """Memory a with two chunks (e0, e1), memory b with one (e2): their pks and the unit vectors."""
     a, b = svc.save("first memory"), svc.save("second memory")
     e = np.eye(4, dtype=np.float32)
     with svc.store.transaction():
         svc.store.vectors.create("test:model", 4)
         svc.store.set_chunks(svc.store.pk_of(a.id), [(0, 0, 3, "x"), (1, 3, 6, "y")], [e[0], e[1]], "h")
         svc.store.set_chunks(svc.store.pk_of(b.id), [(0, 0, 3, "z")], [e[2]], "h")
-    pa, pb = svc.store.pk_of(a.id), svc.store.pk_of(b.id)
+    return svc.store.pk_of(a.id), svc.store.pk_of(b.id), e
+
+
+def test_memory_vectors_are_each_memorys_chunk_nearest_the_query(svc):
+    pa, pb, e = _two_memories_with_chunks(svc)
     got = svc.store.vectors.memory_vectors([pb, 999, pa], e[1] + 0.1 * e[0])  # rows in the order asked
     assert np.allclose(got.rows, [e[2], np.zeros(4), e[1]]) and got.has.tolist() == [True, False, True]
     tied = svc.store.vectors.memory_vectors([pa], e[3])  # both chunks as far: the first
@@ -256,17 +261,13 @@ def test_memory_vectors_are_each_memorys_chunk_nearest_the_query(svc):
 def test_memory_vectors_leave_out_chunks_that_are_not_finite(svc):
     """A vector stored with NaN or inf in it (before they were refused) gives no row: another chunk of the
     memory stands in, and a memory with no other has none."""
-    a, b = svc.save("first memory"), svc.save("second memory")
-    e = np.eye(4, dtype=np.float32)
+    pa, pb, e = _two_memories_with_chunks(svc)
     with svc.store.transaction():
-        svc.store.vectors.create("test:model", 4)
-        svc.store.set_chunks(svc.store.pk_of(a.id), [(0, 0, 3, "x"), (1, 3, 6, "y")], [e[0], e[1]], "h")
-        svc.store.set_chunks(svc.store.pk_of(b.id), [(0, 0, 3, "z")], [e[2]], "h")
         half = f"UPDATE {vectors.HALVES} SET half = ? WHERE chunk_id = ?"
         ids = [cid for (cid,) in svc.store.conn.execute("SELECT chunk_id FROM memory_chunks ORDER BY chunk_id")]
         svc.store.conn.execute(half, (np.array([np.nan, 1, 0, 0], np.float16).tobytes(), ids[1]))
         svc.store.conn.execute(half, (np.array([np.inf, 0, 1, 0], np.float16).tobytes(), ids[2]))
-    got = svc.store.vectors.memory_vectors([svc.store.pk_of(a.id), svc.store.pk_of(b.id)], e[1])
+    got = svc.store.vectors.memory_vectors([pa, pb], e[1])
     assert got.has.tolist() == [True, False] and np.allclose(got.rows, [e[0], np.zeros(4)])
 
 
