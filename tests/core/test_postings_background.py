@@ -96,11 +96,12 @@ def test_a_base_built_and_folded_in_steps_between_writes_ranks_as_fts5(docs, dur
             for i, new in after:
                 _edit(store, i, new)
             _check(store, words, depth)
-            left = postings.unfolded(conn, postings.current_seq(conn))
+            stamp = postings.current_seq(conn)  # a pass reads the written rows once; more are written meanwhile
+            left, written = postings.unfolded(conn, stamp), postings.Written.read(conn)
             edits = iter(folding)
             while left:
                 with store.transaction():
-                    left = left[postings.fold(conn, left[:chunk]) :]
+                    left = left[postings.fold(conn, left[:chunk], written_=written, stamp=stamp) :]
                 for i, new in next(edits, []):
                     _edit(store, i, new)
                 _check(store, words, depth)

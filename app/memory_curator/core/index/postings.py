@@ -348,27 +348,30 @@ def unfolded(conn: Connection, below: int) -> list[str]:
     return [t for (t,) in conn.execute("SELECT term FROM fts_postings_terms WHERE seq < ? ORDER BY term", (below,))]
 
 
-def fold(conn: Connection, terms: Sequence[str], until: float = math.inf) -> int:
-    """Take the rows written since into these words' entries, in order, until ``time.monotonic()`` passes
-    ``until``; call in a write transaction. Returns how many words it went through (a word none of those rows
-    held or holds keeps its entry and gets only its new seq)."""
-    seq = _seq(conn)
-    if seq is None:
+def fold(conn: Connection, terms: Sequence[str], until: float = math.inf, written_: Written | None = None,
+         stamp: int | None = None) -> int:
+    """Take the rows written up to write ``stamp`` into these words' entries, in order, until
+    ``time.monotonic()`` passes ``until``; call in a write transaction. ``written_`` and ``stamp`` are read
+    once for a whole pass (``Written.read`` and ``current_seq`` in one transaction; default: now): a row written
+    again since is newer than the stamp, so queries read it from its delta whatever its entry holds. Returns how
+    many words it went through (a word none of those rows held or holds gets only its new seq)."""
+    if _seq(conn) is None:
         return len(terms)
-    written_ = Written.read(conn)
+    written_ = Written.read(conn) if written_ is None else written_
+    stamp = current_seq(conn) if stamp is None else stamp
     done = 0
     for term in terms:
         if done and time.monotonic() > until:
             break
         done += 1
         base = conn.execute(_BASE, (term,)).fetchone()
-        if base is None or base[0] >= seq:
+        if base is None or base[0] >= stamp:
             continue
         docs, counts, sizes, changed = _current(conn, term, base[0], base[1:], written_.after(base[0]))
         if changed:
             conn.execute("UPDATE fts_postings SET docs = ?, counts = ?, sizes = ? WHERE term = ?",
                          (docs.tobytes(), counts.tobytes(), sizes.tobytes(), term))
-        conn.execute("UPDATE fts_postings_terms SET seq = ? WHERE term = ?", (seq, term))
+        conn.execute("UPDATE fts_postings_terms SET seq = ? WHERE term = ?", (stamp, term))
     return done
 
 

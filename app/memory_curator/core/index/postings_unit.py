@@ -218,15 +218,16 @@ class PostingsUnit:
             postings.finish(conn, epoch)
 
     def _fold(self, conn: Connection) -> None:
-        with _transaction(conn, write=False):
-            terms = postings.unfolded(conn, postings.current_seq(conn))
+        with _transaction(conn, write=False):  # the rows written up to now, read once for the whole pass
+            stamp = postings.current_seq(conn)
+            terms, written = postings.unfolded(conn, stamp), postings.Written.read(conn)
         self._set(FOLDING, 0, len(terms))
         done = 0
         while done < len(terms):
             self._check()
             since = time.monotonic()
             with _transaction(conn, write=True):
-                done += postings.fold(conn, terms[done:], since + STEP_S)
+                done += postings.fold(conn, terms[done:], since + STEP_S, written, stamp)
             self._set(FOLDING, done, len(terms))
             self._pause(since)
         with _transaction(conn, write=True):
