@@ -263,3 +263,27 @@ def test_a_rebuild_leaves_the_base_to_the_background(tmp_path):
         _same_as_fts5(svc.store)
     finally:
         svc.close()
+
+
+def test_a_failing_build_waits_before_it_tries_again(tmp_path, caplog):
+    """A build that fails (here: the lock file's folder is a file, as a vault it may not write to) is logged once
+    and not tried again at every poll; after the wait it is."""
+    _saved(tmp_path, 40)
+    blocked = tmp_path / "not-a-folder"
+    blocked.write_text("")
+    unit = PostingsUnit(tmp_path / "index.db", blocked, min_rows=20, common=3, retry_s=3600)
+    try:
+        for _ in range(3):
+            unit.kick()
+            assert unit.wait_idle(30)
+        assert len([r for r in caplog.records if "keyword postings failed" in r.getMessage()]) == 1
+    finally:
+        unit.close()
+    unit = PostingsUnit(tmp_path / "index.db", blocked, min_rows=20, common=3, retry_s=0)
+    try:
+        for _ in range(2):
+            unit.kick()
+            assert unit.wait_idle(30)
+        assert len([r for r in caplog.records if "keyword postings failed" in r.getMessage()]) == 3
+    finally:
+        unit.close()

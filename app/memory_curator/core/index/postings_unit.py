@@ -33,6 +33,7 @@ log = logging.getLogger(__name__)
 LOCK_NAME = "keyword-postings.lock"
 STEP_S = 0.05  # a write transaction's budget (the words read before it are written in one)
 READ_S = 0.2  # a read transaction's budget (a very common word alone may take seconds)
+RETRY_S = 60.0  # after a failure (a read-only vault, a full disk) the polls' kicks wait this long
 IDLE, BUILDING, FOLDING, CLOSED = "idle", "building", "folding", "closed"
 
 
@@ -63,8 +64,10 @@ class _Closing(Exception):
 
 class PostingsUnit:
     def __init__(self, index_path: Path, state_dir: Path, *, min_rows: int = postings.MIN_ROWS,
-                 common: int = postings.COMMON, fold_at: int = postings.FOLD_AT, pause_s: float = STEP_S):
+                 common: int = postings.COMMON, fold_at: int = postings.FOLD_AT, pause_s: float = STEP_S,
+                 retry_s: float = RETRY_S):
         self._path, self._lock_path = index_path, Path(state_dir) / LOCK_NAME
+        self._retry_s = retry_s
         self._min_rows, self._common, self._fold_at, self._pause_s = min_rows, common, fold_at, pause_s
         self._cond = threading.Condition()
         self._thread: threading.Thread | None = None
@@ -139,6 +142,7 @@ class PostingsUnit:
             return
         with self._cond:
             self._conn = conn
+        failed_at: float | None = None
         try:
             while True:
                 with self._cond:
@@ -148,13 +152,17 @@ class PostingsUnit:
                         break
                     serving = self._asked
                 try:
-                    self._serve(conn)
+                    if failed_at is None or time.monotonic() - failed_at >= self._retry_s:
+                        self._serve(conn)
+                        failed_at = None
                 except _Closing:
                     break
-                except Exception:  # noqa: BLE001 - the next kick tries again; searches are exact meanwhile
+                except Exception:  # noqa: BLE001 - a later kick tries again; searches are exact meanwhile
                     if self._closing:
                         break
-                    log.warning("Building the keyword postings failed; trying again later", exc_info=True)
+                    failed_at = time.monotonic()
+                    log.warning("Building the keyword postings failed; trying again in %g s", self._retry_s,
+                                exc_info=True)
                 with self._cond:
                     self._served = serving
                     self._progress = PostingsProgress(IDLE)
