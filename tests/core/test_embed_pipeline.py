@@ -126,3 +126,4 @@ def test_a_failing_batch_keeps_the_ones_before(svc, emb):
     emb.fail_from = None
     assert svc.embedding.embed_missing() == 30 - 2 * BATCH
     assert _own_vectors(svc) == 30
+
