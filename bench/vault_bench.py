@@ -120,6 +120,15 @@ def run(n: int, dim: int, n_queries: int, workdir: Path | None = None,
         t = time.perf_counter()
         svc.reindex_missing(progress=Progress("vectors"))
         print(f"[setup] stored {n} vectors in {time.perf_counter() - t:.1f} s", flush=True)
+        if svc.postings is not None and n >= CONFIG.postings_min_rows:
+            # Kept keyword postings are built after a rebuild by a long-running process's background unit (the
+            # app's, a server's); keyword search ranks with FTS5 until they are complete. As the app would:
+            t = time.perf_counter()
+            svc.postings.kick()
+            svc.postings.wait_idle(4 * 3600)
+            rows.append({"benchmark": "keyword postings built in the background after the rebuild", "n": "1",
+                         "p50 ms": f"{(time.perf_counter() - t) * 1000:.0f}", "p95 ms": "", "target": "",
+                         "note": "searches rank with FTS5 meanwhile; saves keep going"})
         svc.search(corpus.queries[0], limit=10, mode="hybrid")  # loads the in-memory sign bits once
 
         qs = corpus.queries
