@@ -109,3 +109,20 @@ def test_reindex_without_an_embedder_is_exit_3(cli, three):
 def test_reindex_model_with_an_unknown_provider_is_exit_2(cli, three):
     r = cli("reindex", "--model", "openai:text-embedding-3")
     assert r.code == 2 and "Unknown embedding provider 'openai'" in r.err
+
+
+def test_rebuild_builds_the_kept_keyword_postings_itself(tmp_path):
+    """A command-line process never polls, so its rebuild builds the postings a background unit would."""
+    from memory_curator.cli.commands import _build_keyword_postings  # noqa: PLC0415
+    from memory_curator.core.config import MemoryConfig  # noqa: PLC0415
+    from memory_curator.core.index import postings  # noqa: PLC0415
+    from memory_curator.core.service import MemoryService  # noqa: PLC0415
+
+    config = MemoryConfig(ollama_host="http://127.0.0.1:9", postings_min_rows=20, postings_common=3)
+    with MemoryService.open(tmp_path / "v", embedder="none", config=config, sync=False) as svc:
+        svc.save_batch([{"content": f"river stone garden note {i}", "category": "context"} for i in range(30)])
+        svc.rebuild_index(embed=False)
+        assert not postings.has_base(svc.store.conn)  # left to the background: nothing kicked it here
+        _build_keyword_postings(svc)
+        assert postings.has_base(svc.store.conn)
+        assert len(svc.search("river stone", limit=5, mode="keyword")) == 5

@@ -8,7 +8,7 @@ import argparse
 import sys
 
 from memory_curator.cli import output
-from memory_curator.cli.registry import command, open_service
+from memory_curator.cli.registry import command, ctrl_c_cancels, open_service
 from memory_curator.core.contract import cursors
 from memory_curator.core.contract.errors import parse
 from memory_curator.core.contract.operations import operation
@@ -267,6 +267,7 @@ def cmd_rebuild(args, vault, config):
         bar = output.ProgressPrinter("rebuilding")
         report = svc.rebuild_index(progress=bar)
         bar.finish()
+        _build_keyword_postings(svc)
         for warning in report.warnings:
             output.warn(warning)
         data = {"memories": report.added, "problems": [{"path": p, "reason": r} for p, r in report.problems]}
@@ -276,6 +277,22 @@ def cmd_rebuild(args, vault, config):
             print(f"indexed {report.added} memories")
             for p, r in report.problems:
                 output.warn(f"skipped {p}: {r}")
+
+
+def _build_keyword_postings(svc) -> None:
+    """A large vault's rebuild leaves its kept keyword postings to a long-running process's background unit (the
+    app's, a server's), and keyword search ranks with FTS5 until they exist; a command-line process never polls,
+    so a vault used only from here would never get them. Build them now, with progress: Ctrl-C stops at the next
+    step, and the app or a server goes on from the words written."""
+    if svc.postings is None:
+        return
+    svc.postings.kick()
+    bar = output.ProgressPrinter("keyword index")
+    with ctrl_c_cancels() as token:
+        while not svc.postings.wait_idle(0.5) and not token.cancelled:
+            progress = svc.postings.progress
+            bar(progress.done, progress.total, "words")
+    bar.finish()
 
 
 def _reindex_args(p: argparse.ArgumentParser) -> None:
