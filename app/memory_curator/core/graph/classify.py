@@ -16,6 +16,7 @@ words (stemmed, so ``owes`` meets ``owe``) the memory holds, ``1 - exp(-hits / 2
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 from collections.abc import Mapping, Sequence
@@ -42,6 +43,7 @@ LABEL_NAME = re.compile(r"^[a-z0-9][a-z0-9_\-]{0,39}$")
 BY_USER, BY_AUTO = "user", "auto"
 
 
+@functools.lru_cache(maxsize=1 << 16)  # every saved memory is labelled: its words recur across memories
 def _stem(word: str) -> str:
     """A crude English/Finnish suffix strip: enough for example words to meet their inflections."""
     for suffix in ("ing", "ed", "es", "s", "ssa", "ssä", "sta", "stä", "lla", "llä", "n"):
@@ -51,7 +53,7 @@ def _stem(word: str) -> str:
 
 
 def _words(text: str) -> set[str]:
-    return {_stem(w) for w in query_terms(text) if len(w) > 1}
+    return {_stem(w) for w in set(query_terms(text)) if len(w) > 1}
 
 
 def validate_labels(labels: Mapping[str, Any]) -> dict[str, list[str]]:
