@@ -21,7 +21,7 @@ from synthetic import make_vectors  # noqa: E402
 from timing import percentile, print_load, print_table, time_each  # noqa: E402
 
 from memory_curator.core import blas, search  # noqa: E402
-from memory_curator.core.index import vectors  # noqa: E402
+from memory_curator.core.index import codes, vectors  # noqa: E402
 from memory_curator.core.index.db import connect  # noqa: E402
 
 SHARES = (0.005, 0.01, 0.02, 0.04)
@@ -65,14 +65,14 @@ def measure(vecs: np.ndarray, queries: np.ndarray, shares: tuple[float, ...] = S
         print(f"[setup] in-memory codes built in {time.perf_counter() - t:.1f} s", flush=True)
         exact = [numpy_scan(vecs, q) + 1 for q in queries]
         scan = time_each(lambda q: numpy_scan(vecs, q), queries)
-        saved = vectors.CANDIDATE_SHARE, vectors.MIN_CANDIDATES, vectors.MAX_CANDIDATES
+        saved = codes.CANDIDATE_SHARE, codes.MIN_CANDIDATES, codes.MAX_CANDIDATES
         try:
             for share in (*shares, None):  # None: the defaults (a share, at least and at most so many)
                 if share is None:
-                    vectors.CANDIDATE_SHARE, vectors.MIN_CANDIDATES, vectors.MAX_CANDIDATES = saved
+                    codes.CANDIDATE_SHARE, codes.MIN_CANDIDATES, codes.MAX_CANDIDATES = saved
                 else:
-                    vectors.CANDIDATE_SHARE, vectors.MIN_CANDIDATES, vectors.MAX_CANDIDATES = share, 0, len(vecs)
-                m = min(vectors.MAX_CANDIDATES, max(vectors.MIN_CANDIDATES, int(np.ceil(vectors.CANDIDATE_SHARE * len(vecs)))))
+                    codes.CANDIDATE_SHARE, codes.MIN_CANDIDATES, codes.MAX_CANDIDATES = share, 0, len(vecs)
+                m = min(codes.MAX_CANDIDATES, max(codes.MIN_CANDIDATES, int(np.ceil(codes.CANDIDATE_SHARE * len(vecs)))))
                 found = [[c for c, _ in vector_leg(table, q)] for q in queries]
                 ms = time_each(lambda q: vector_leg(table, q), queries)
                 ratio = percentile(ms, 50) / percentile(scan, 50)
@@ -83,7 +83,7 @@ def measure(vecs: np.ndarray, queries: np.ndarray, shares: tuple[float, ...] = S
                              "numpy f32 scan p50 ms": f"{percentile(scan, 50):.2f}",
                              "vs scan": f"{ratio:.2f} x (target <= 1)"})
         finally:
-            vectors.CANDIDATE_SHARE, vectors.MIN_CANDIDATES, vectors.MAX_CANDIDATES = saved
+            codes.CANDIDATE_SHARE, codes.MIN_CANDIDATES, codes.MAX_CANDIDATES = saved
         conn.close()
     return rows
 

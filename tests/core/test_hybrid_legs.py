@@ -8,7 +8,7 @@ import signal
 import threading
 
 from memory_curator.core import search
-from memory_curator.core.index import vectors
+from memory_curator.core.index import codes, vectors
 
 TOPICS = ["the database migration to Postgres", "our cat sleeps on the warm laptop", "release notes for version two",
           "the Kubernetes cluster ran out of memory", "a recipe for sourdough bread", "the quarterly budget review"]
@@ -36,7 +36,7 @@ def test_hybrid_legs_side_by_side_give_the_results_of_the_legs_in_sequence(svc_l
                           for i in range(60)])
     assert svc_local.embedding.settle(120)
     monkeypatch.setattr(vectors, "EXACT_MAX_VALUES", 100)  # the codes answer, as in a large vault
-    monkeypatch.setattr(vectors, "MIN_CANDIDATES", 20)
+    monkeypatch.setattr(codes, "MIN_CANDIDATES", 20)
     svc_local.store.vectors.forget()
     together = _hits(svc_local) + _hits(svc_local, category="context")
     assert svc_local.store.vectors._codes is not None

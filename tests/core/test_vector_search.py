@@ -8,7 +8,7 @@ from contextlib import contextmanager
 import numpy as np
 import pytest
 
-from memory_curator.core.index import vectors
+from memory_curator.core.index import codes, vectors
 from memory_curator.core.index.db import connect
 
 
@@ -49,7 +49,7 @@ def _elsewhere(tmp_path):
 def test_search_on_codes_finds_what_exact_search_finds(table, monkeypatch):
     """Recall@10 against exact search; the sign bits keep only 200 of 3,000 chunks for the int8 codes, so a
     broken stage (bits, codes, scale or re-rank) loses neighbours and fails the bar."""
-    monkeypatch.setattr(vectors, "MIN_CANDIDATES", 200)
+    monkeypatch.setattr(codes, "MIN_CANDIDATES", 200)
     x = _clustered(3000)
     _fill(table, x)
     queries = x[::150] + 0.05
@@ -278,11 +278,11 @@ def test_at_most_max_candidates_are_scored(table, monkeypatch):
     _fill(table, x)
     queries = x[::100] + 0.05
     exact = [{c for c, _ in table.knn(q, 10, exact=True)} for q in queries]
-    monkeypatch.setattr(vectors, "CANDIDATE_SHARE", 1.0)
+    monkeypatch.setattr(codes, "CANDIDATE_SHARE", 1.0)
 
     def recall(cap: int) -> float:
-        monkeypatch.setattr(vectors, "MAX_CANDIDATES", cap)
-        monkeypatch.setattr(vectors, "MIN_CANDIDATES", min(cap, vectors.MIN_CANDIDATES))
+        monkeypatch.setattr(codes, "MAX_CANDIDATES", cap)
+        monkeypatch.setattr(codes, "MIN_CANDIDATES", min(cap, codes.MIN_CANDIDATES))
         return float(np.mean([len(e & {c for c, _ in table.knn(q, 10, exact=False)}) / 10
                               for e, q in zip(exact, queries, strict=True)]))
 
@@ -326,16 +326,16 @@ def test_warm_leaves_small_vaults_exact(table):
 def test_the_sign_bit_scan_keeps_the_smallest_hamming_distances(dim, monkeypatch):
     """Word counts summed three at a time (in bytes), any number of words, rows in blocks (the last one
     short): the rows kept are the nearest by the whole sign code, dead rows never."""
-    monkeypatch.setattr(vectors, "HAMMING_BLOCK", 1536)
+    monkeypatch.setattr(codes, "HAMMING_BLOCK", 1536)
     x = _clustered(5000, dim=dim, seed=dim)
-    bits = vectors.sign_bits(x)
-    codes = vectors._Codes(np.arange(1, 5001), np.ascontiguousarray(bits.T), np.zeros((5000, dim), np.int8),
-                           np.ones(dim, np.float32))
-    codes.dead[[3, 9]] = True
+    bits = codes.sign_bits(x)
+    index = codes.Codes(np.arange(1, 5001), np.ascontiguousarray(bits.T), np.zeros((5000, dim), np.int8),
+                        np.ones(dim, np.float32))
+    index.dead[[3, 9]] = True
     for q in x[::700] + 0.05:
-        qw = vectors.sign_bits(q)[0]
+        qw = codes.sign_bits(q)[0]
         whole = np.bitwise_count(bits ^ qw).sum(axis=1)
-        got = codes._hamming_nearest(qw, 100)
+        got = index._hamming_nearest(qw, 100)
         rest = np.setdiff1d(np.arange(5000), np.r_[got, 3, 9])
         assert len(got) == 100 and not {3, 9} & set(got.tolist())
         assert whole[got].max() <= whole[rest].min()
@@ -345,24 +345,24 @@ def test_a_scan_shared_by_two_threads_gives_what_one_thread_gives(table, monkeyp
     """The sign-bit pass and the int8 scores are cut in blocks that whichever thread is free claims: the
     candidates are the same whether the helper counts none, some or all of the blocks (dead rows included)."""
     monkeypatch.setattr(vectors, "EXACT_MAX_VALUES", 100)
-    monkeypatch.setattr(vectors, "HAMMING_BLOCK", 256)  # 12 blocks of sign bits
-    monkeypatch.setattr(vectors, "SCORE_BLOCK", 64)  # and 5 of scores (MIN_CANDIDATES 300)
-    monkeypatch.setattr(vectors, "MIN_CANDIDATES", 300)
+    monkeypatch.setattr(codes, "HAMMING_BLOCK", 256)  # 12 blocks of sign bits
+    monkeypatch.setattr(codes, "SCORE_BLOCK", 64)  # and 5 of scores (MIN_CANDIDATES 300)
+    monkeypatch.setattr(codes, "MIN_CANDIDATES", 300)
     x = _clustered(3000, seed=5)
     _fill(table, x)
     table.delete(range(1, 3001, 7))
     table.knn(x[0], 10)
-    codes = table._codes
+    index = table._codes
     for q in x[::500] + 0.05:
         q = q / np.linalg.norm(q)
-        alone = vectors._CodeScan(codes, q, 10)()
-        helped = vectors._CodeScan(codes, q, 10)
+        alone = codes.CodeScan(index, q, 10)()
+        helped = codes.CodeScan(index, q, 10)
         helped.help()  # this thread counts and scores every block; the scan only ranks
         assert helped._scoring._claimed == 5
         assert np.array_equal(helped(), alone)
         assert not set(alone.tolist()) & set(range(1, 3001, 7))
         for _ in range(3):  # two threads racing for the blocks
-            scan = vectors._CodeScan(codes, q, 10)
+            scan = codes.CodeScan(index, q, 10)
             other = threading.Thread(target=scan.help)
             other.start()
             got = scan()
@@ -372,11 +372,11 @@ def test_a_scan_shared_by_two_threads_gives_what_one_thread_gives(table, monkeyp
 
 def test_an_error_in_a_helped_block_is_raised_by_the_scan(table, monkeypatch):
     monkeypatch.setattr(vectors, "EXACT_MAX_VALUES", 100)
-    monkeypatch.setattr(vectors, "MIN_CANDIDATES", 100)
+    monkeypatch.setattr(codes, "MIN_CANDIDATES", 100)
     x = _clustered(1000, seed=6)
     _fill(table, x)
     table.knn(x[0], 10)
-    scan = vectors._CodeScan(table._codes, x[1], 10)
+    scan = codes.CodeScan(table._codes, x[1], 10)
     scan._codes = None  # a block scored on the helper fails
     scan._pass.run()
     try:

@@ -26,7 +26,7 @@ Graph (usearch HNSW, M 16, ef 256: 0.94) and inverted-file (faiss IVF-SQ8, 1024 
 indexes stayed far below 0.99 on these vectors (64 intrinsic dimensions), and an HNSW build ran at about
 1,000 vectors/s on the 2 loaded cores; the sign bits lose nothing that enough candidates cannot recover.
 The sign-bit pass and the int8 scores are cut in blocks that the searching thread and core/search.py's
-search worker claim as each is free (``_CodeScan``, ``_Blocks``), so a search uses both cores when it has
+search worker claim as each is free (core/index/codes.py), so a search uses both cores when it has
 them, and a hybrid search's keyword leg runs beside the pass first. An inverted file (k-means lists, 256 of
 them over 100,000 x 768) was measured and not built: the lists probed held 0.59 of the exact top 10 at an
 eighth of the rows (0.76 at a quarter), as the benchmark's neighbours lie in no cluster of their own; a
@@ -48,13 +48,13 @@ import numpy as np
 
 from memory_curator.core import blas
 from memory_curator.core.errors import DimensionMismatch, IndexBusy
+from memory_curator.core.index.codes import HALVES, Codes, CodeScan, Scan
 from memory_curator.core.index.db import Connection, OperationalError, connect
 
 log = logging.getLogger(__name__)
 
 TABLE = "chunk_vectors"
 BITS = "chunk_vector_bits"  # sign bits of an older layout: dropped, the bits are derived in memory now
-HALVES = "chunk_vector_halves"
 JOURNAL = "chunk_vector_journal"
 HALVES_COMPLETE = "vector_halves_complete"  # in meta: every stored vector has its float16 copy
 JOURNAL_KEEP = 100_000  # entries kept: a connection further behind loads its codes again
@@ -62,19 +62,8 @@ JOURNAL_PRUNE_EVERY = 10_000
 
 # Up to this many stored values (chunks x dimensions) the exact scan takes a few ms: keep it exact.
 EXACT_MAX_VALUES = 4_000_000
-# Share of the chunks that the sign bits keep as candidates, and at least this many; then this many of
-# those, by their int8 codes, are re-ranked on float16. bench/recall_bench.py measures recall against exact.
-CANDIDATE_SHARE = 0.02
-MIN_CANDIDATES = 1000
-# ... and at most this many: at 1,000,000 x 768 1 % (10,000) already reached recall@10 0.999 (2 %: 1.000), and
-# scoring the candidates on int8 codes is half of a search's time.
-MAX_CANDIDATES = 10_000
-RERANK = 100
 # Stored vectors read to estimate the collection's mean direction (all of them in a vault this small).
 MEAN_SAMPLE = 1024
-HAMMING_BLOCK = 32_768  # rows per step of the Hamming scan
-SCORE_BLOCK = 512  # candidates scored on their int8 codes at a time: their float copy (1.5 MB) fits in L2
-LOAD_BLOCK = 20_000  # float16 rows read at a time when the codes are built: bounded memory
 
 
 class MemberVectors(NamedTuple):
@@ -99,259 +88,13 @@ def to_blob(vec: Sequence[float] | np.ndarray, dim: int) -> bytes:
     return normalized(vec, dim).astype(np.float32).tobytes()
 
 
-def sign_bits(arr: np.ndarray) -> np.ndarray:
-    """One bit per dimension (1 = positive) per row, padded to whole 64-bit words: (rows, words) uint64."""
-    arr = np.atleast_2d(arr)
-    bits = np.packbits(arr > 0, axis=1)
-    pad = (-bits.shape[1]) % 8
-    if pad:
-        bits = np.concatenate([bits, np.zeros((len(bits), pad), np.uint8)], axis=1)
-    return np.ascontiguousarray(bits).view(np.uint64)
-
-
-class _Codes:
-    """Every stored chunk's sign bits (word-major, for a fast Hamming scan) and int8 codes, by chunk id."""
-
-    def __init__(self, ids: np.ndarray, words: np.ndarray, codes: np.ndarray, scale: np.ndarray):
-        self.ids = ids  # int64, ascending
-        self.words = words  # uint64, shape (n_words, n)
-        self.codes = codes  # int8, shape (n, dim)
-        self.scale = scale  # float32 per dimension: value = code / scale
-        self.dead = np.zeros(len(ids), dtype=bool)
-        self._live: int | None = None
-
-    @classmethod
-    def load(cls, conn: Connection, dim: int) -> _Codes:
-        n = conn.execute(f"SELECT COUNT(*) FROM {HALVES}").fetchone()[0]
-        ids = np.empty(n, dtype=np.int64)
-        codes = np.empty((n, dim), dtype=np.int8)
-        words = np.empty((len(sign_bits(np.zeros(dim))[0]), n), dtype=np.uint64)
-        scale: np.ndarray | None = None
-        cur = conn.execute(f"SELECT chunk_id, half FROM {HALVES} ORDER BY chunk_id")
-        pos = 0
-        while pos < n:
-            rows = cur.fetchmany(LOAD_BLOCK)
-            if not rows:
-                break
-            rows = rows[: n - pos]
-            block = np.frombuffer(b"".join(r[1] for r in rows), dtype=np.float16).reshape(len(rows), dim)
-            block = block.astype(np.float32)
-            if scale is None:  # from the first block, with room to spare; later values are clipped
-                scale = (127.0 / np.maximum(np.abs(block).max(axis=0) * 1.25, 1e-6)).astype(np.float32)
-            end = pos + len(rows)
-            ids[pos:end] = [r[0] for r in rows]
-            codes[pos:end] = _quantize(block, scale)
-            words[:, pos:end] = sign_bits(block).T
-            pos = end
-        if scale is None:
-            scale = np.full(dim, 127.0 * np.sqrt(dim) / 4, dtype=np.float32)
-        return cls(ids[:pos], np.ascontiguousarray(words[:, :pos]), codes[:pos], scale)
-
-    @property
-    def live(self) -> int:
-        if self._live is None:
-            self._live = len(self.ids) - int(self.dead.sum())
-        return self._live
-
-    def apply(self, inserted: dict[int, np.ndarray], deleted: set[int]) -> None:
-        self._live = None
-        if deleted:
-            gone = np.fromiter(deleted, dtype=np.int64)
-            pos = np.searchsorted(self.ids, gone)
-            ok = pos < len(self.ids)
-            pos, gone = pos[ok], gone[ok]
-            self.dead[pos[self.ids[pos] == gone]] = True
-        if not inserted:
-            return
-        new_ids = np.fromiter(inserted, dtype=np.int64, count=len(inserted))
-        new = np.stack(list(inserted.values())).astype(np.float32)
-        ids = np.concatenate([self.ids, new_ids])
-        words = np.concatenate([self.words, sign_bits(new).T], axis=1)
-        codes = np.concatenate([self.codes, _quantize(new, self.scale)])
-        dead = np.concatenate([self.dead, np.zeros(len(new_ids), dtype=bool)])
-        # A re-used chunk id replaces its old entry: keep the newest, then restore ascending order.
-        order = np.argsort(ids, kind="stable")
-        ids, words, codes, dead = ids[order], words[:, order], codes[order], dead[order]
-        keep = np.ones(len(ids), dtype=bool)
-        keep[:-1] = ids[:-1] != ids[1:]
-        self.ids, self.words = ids[keep], np.ascontiguousarray(words[:, keep])
-        self.codes, self.dead = codes[keep], dead[keep]
-
-    def nearest(self, query: np.ndarray, k: int) -> np.ndarray:
-        """Chunk ids of the ``k`` best candidates for ``query``: sign bits keep a share, int8 codes rank it."""
-        return _CodeScan(self, query, k)()
-
-    def _hamming_nearest(self, query_words: np.ndarray, m: int) -> np.ndarray:
-        """Positions of about the ``m`` smallest Hamming distances among live rows, scanned on this thread."""
-        sign_pass = _SignPass(self.words, self.dead, query_words)
-        sign_pass.run()
-        return sign_pass.nearest(m)
-
-
-class Scan:
-    """The first part of a vector search (see ``VectorTable.knn_split``): ``scan()`` gives the candidates.
-    ``help()`` lends the calling thread to a scan that runs on another one. This one finds nothing (the exact
-    search needs no scan)."""
-
-    def __call__(self) -> np.ndarray | None:
-        return None
-
-    def help(self) -> None:
-        return None
-
-
-class _Blocks:
-    """Blocks of one computation that the threads sharing it claim one at a time until none is left; ``wait``
-    returns once every block is done, and raises, on the thread that waits, what a block raised on any."""
-
-    def __init__(self, count: int):
-        self._count, self._claimed, self._done = count, 0, 0
-        self._lock = threading.Lock()
-        self._all_done = threading.Event()
-        self._error: BaseException | None = None
-        if not count:
-            self._all_done.set()
-
-    def run(self, work: Callable[[int], object]) -> None:
-        while True:
-            with self._lock:
-                if self._claimed >= self._count:
-                    return
-                block, self._claimed = self._claimed, self._claimed + 1
-            try:
-                work(block)
-            except BaseException as e:
-                self._error = e
-            finally:
-                with self._lock:
-                    self._done += 1
-                    if self._done == self._count:
-                        self._all_done.set()
-
-    def wait(self) -> None:
-        self._all_done.wait()
-        if self._error is not None:
-            raise self._error
-
-
-class _CodeScan(Scan):
-    """``_Codes.nearest`` as a ``Scan`` that the threads running or helping it share: the sign-bit pass over
-    every row in row blocks, then the kept rows' int8 scores in blocks of ``SCORE_BLOCK``; the thread that
-    runs it waits for the last block and keeps the best. Whoever computes which block, the numbers and the
-    result are the same."""
-
-    def __init__(self, codes: _Codes, query: np.ndarray, k: int):
-        self._codes, self._k = codes, k
-        self._q = (query / codes.scale).astype(np.float32)
-        self._m = max(min(MAX_CANDIDATES, max(MIN_CANDIDATES, int(np.ceil(CANDIDATE_SHARE * codes.live)))), k)
-        self._pass = None if self._m >= codes.live else _SignPass(codes.words, codes.dead, sign_bits(query)[0])
-        self._lock = threading.Lock()
-        self._pick = np.empty(0, dtype=np.int64)
-        self._scores = np.empty(0, dtype=np.float32)
-        self._scoring: _Blocks | None = None
-        self._error: BaseException | None = None
-
-    def help(self) -> None:
-        self._work()
-
-    def __call__(self) -> np.ndarray:
-        self._work()
-        assert self._scoring is not None
-        self._scoring.wait()
-        if self._error is not None:
-            raise self._error
-        codes, pick = self._codes, self._pick
-        r = max(RERANK, self._k)
-        if len(pick) > r:
-            pick = pick[np.argpartition(-self._scores, r)[:r]]
-        return codes.ids[pick] if len(codes.ids) else codes.ids
-
-    def _work(self) -> None:
-        if self._pass is not None:
-            self._pass.run()
-        with self._lock:  # the rows to score, chosen once (the other thread waits here meanwhile)
-            if self._scoring is None:
-                try:
-                    self._pick = (np.flatnonzero(~self._codes.dead) if self._pass is None
-                                  else self._pass.nearest(self._m))
-                    self._scores = np.empty(len(self._pick), dtype=np.float32)
-                    self._scoring = _Blocks(-(-len(self._pick) // SCORE_BLOCK))
-                except BaseException as e:  # raised by the thread that runs the scan
-                    self._error, self._scoring = e, _Blocks(0)
-        self._scoring.run(self._score)
-
-    def _score(self, block: int) -> None:
-        at = block * SCORE_BLOCK  # a block's float copy stays in L2
-        part = self._pick[at : at + SCORE_BLOCK]
-        self._scores[at : at + len(part)] = self._codes.codes[part].astype(np.float32) @ self._q
-
-
-class _SignPass:
-    """The Hamming distance between the query's sign bits and every row's, in row blocks (``_Blocks``): two
-    threads share one pass over the 96 MB of sign bits at 1,000,000 x 768 (numpy releases the GIL), and the
-    distances are the same whoever counts them. A dead row counts as farther than any real distance. Each
-    block also adds up its distances' histogram, from which ``nearest`` finds the cut-off (distances are
-    small integers: faster than a partition)."""
-
-    def __init__(self, words: np.ndarray, dead: np.ndarray, query_words: np.ndarray):
-        self._words, self._dead, self._query = words, dead, query_words
-        n = words.shape[1]
-        self._far = words.shape[0] * 64 + 1  # farther than any two codes
-        self.dist = np.empty(n, dtype=np.uint16)
-        self._blocks = _Blocks(-(-n // HAMMING_BLOCK))
-        self._hist = np.zeros((-(-n // HAMMING_BLOCK), self._far + 1), dtype=np.int64)
-
-    def run(self) -> None:
-        """Count blocks until every block is claimed (by this thread or another)."""
-        size = min(len(self.dist), HAMMING_BLOCK)
-        tmp, cnt, acc = np.empty(size, np.uint64), np.empty(size, np.uint8), np.empty(size, np.uint8)
-        self._blocks.run(lambda block: self._count(block, tmp, cnt, acc))
-
-    def _count(self, block: int, tmp: np.ndarray, cnt: np.ndarray, acc: np.ndarray) -> None:
-        # Row blocks, so the word-sized temporaries stay in the cache: one pass over the whole array per word
-        # wrote and read 8 bytes a row twelve times (at 1,000,000 x 768 that was most of a search). Three
-        # words' counts (at most 192) add up in bytes before joining the uint16 sum: 0.87 x the time.
-        words, q = self._words, self._query
-        start = block * HAMMING_BLOCK
-        end = min(len(self.dist), start + HAMMING_BLOCK)
-        part, t, c, a = self.dist[start:end], tmp[: end - start], cnt[: end - start], acc[: end - start]
-        part[:] = 0
-        for g in range(0, words.shape[0], 3):
-            np.bitwise_xor(words[g, start:end], q[g], out=t)
-            np.bitwise_count(t, out=a)
-            for j in range(g + 1, min(g + 3, words.shape[0])):
-                np.bitwise_xor(words[j, start:end], q[j], out=t)
-                np.bitwise_count(t, out=c)
-                a += c
-            part += a
-        part[self._dead[start:end]] = self._far
-        self._hist[block] = np.bincount(part, minlength=self._far + 1)
-
-    def nearest(self, m: int) -> np.ndarray:
-        """Positions of about the ``m`` smallest distances among live rows, once every block is counted.
-        (A first stage over the first 4 of 12 words, keeping 4-16 x ``m`` rows for the whole code, lost recall
-        at 1,000,000 x 768, 0.949-0.995 against 0.999, and saved no time: the selection and the gather cost
-        what it skipped.)"""
-        self._blocks.wait()
-        cum = np.cumsum(self._hist.sum(axis=0)[: self._far])
-        cut = min(int(np.searchsorted(cum, m)), self._far - 1)
-        pick = np.flatnonzero(self.dist <= cut)
-        if len(pick) > m:  # ties at the cut-off
-            pick = pick[np.argpartition(self.dist[pick], m)[:m]]
-        return pick
-
-
-def _quantize(block: np.ndarray, scale: np.ndarray) -> np.ndarray:
-    return np.clip(np.rint(block * scale), -127, 127).astype(np.int8)
-
-
 class _Warming:
     """The codes loaded on a thread of their own, through a connection of its own, in one read transaction:
     with the journal's last entry and the epoch they reflect, so that the connection that takes them catches
     up with what was written meanwhile."""
 
     def __init__(self, path: str, dim: int, hold: threading.Event | None = None):
-        self._result: tuple[_Codes, int, str | None] | None = None
+        self._result: tuple[Codes, int, str | None] | None = None
         self._thread = threading.Thread(target=self._run, args=(path, dim, hold), name="vector-codes", daemon=True)
         self._thread.start()
 
@@ -364,7 +107,7 @@ class _Warming:
                 conn.execute("BEGIN")
                 seen = conn.execute(f"SELECT COALESCE(MAX(seq), 0) FROM {JOURNAL}").fetchone()[0]
                 row = conn.execute("SELECT value FROM meta WHERE key = 'vector_epoch'").fetchone()
-                codes = _Codes.load(conn, dim)
+                codes = Codes.load(conn, dim)
                 conn.execute("COMMIT")
             finally:
                 conn.close()
@@ -375,7 +118,7 @@ class _Warming:
     def done(self) -> bool:
         return not self._thread.is_alive()
 
-    def result(self) -> tuple[_Codes, int, str | None] | None:
+    def result(self) -> tuple[Codes, int, str | None] | None:
         self._thread.join()
         return self._result
 
@@ -383,7 +126,7 @@ class _Warming:
 class VectorTable:
     def __init__(self, conn: Connection):
         self.conn = conn
-        self._codes: _Codes | None = None
+        self._codes: Codes | None = None
         self._data_version: int | None = None
         self._inserted: dict[int, np.ndarray] = {}
         self._deleted: set[int] = set()
@@ -578,7 +321,7 @@ class VectorTable:
         if exact:
             return Scan(), lambda _: self._exact(arr, k)
         codes = self._code_index()
-        return _CodeScan(codes, arr, k), (lambda cand: self._rerank(arr, cand, k))
+        return CodeScan(codes, arr, k), (lambda cand: self._rerank(arr, cand, k))
 
     def _exact(self, arr: np.ndarray, k: int) -> list[tuple[int, float]]:
         rows = self.conn.execute(
@@ -717,7 +460,7 @@ class VectorTable:
         self._ensure_journal()
         return self.conn.execute(f"SELECT COALESCE(MAX(seq), 0) FROM {JOURNAL}").fetchone()[0] > self._journal_seen
 
-    def _code_index(self) -> _Codes:
+    def _code_index(self) -> Codes:
         """The in-memory codes, brought up to date with this connection's writes and other processes'."""
         version = self.conn.execute("PRAGMA data_version").fetchone()[0]
         index = self._codes
@@ -729,7 +472,7 @@ class VectorTable:
             self._ensure_codes()
             self._epoch = self._stored_epoch()
             self._journal_seen = self.conn.execute(f"SELECT COALESCE(MAX(seq), 0) FROM {JOURNAL}").fetchone()[0]
-            index = _Codes.load(self.conn, self.dim or 0)  # what is written meanwhile is caught up again later
+            index = Codes.load(self.conn, self.dim or 0)  # what is written meanwhile is caught up again later
         elif self._inserted or self._deleted:
             index.apply(self._inserted, self._deleted)
         self._inserted, self._deleted = {}, set()
@@ -742,7 +485,7 @@ class VectorTable:
         row = self.conn.execute("SELECT value FROM meta WHERE key = 'vector_epoch'").fetchone()
         return row[0] if row else None
 
-    def _catch_up(self, index: _Codes) -> _Codes | None:
+    def _catch_up(self, index: Codes) -> Codes | None:
         """``index`` with the chunks written or deleted since ``_journal_seen`` (this connection's own ones
         included: each is read as it is now), or None when the journal cannot say (pruned past it, emptied,
         a new model, written by a version without it)."""
