@@ -157,7 +157,7 @@ class IndexStore:
             # rows, the lookup 30 us (save_batch of 1,000 short memories).
             if not fresh and (held := self.conn.execute("SELECT pk FROM memories WHERE file_path = ?",
                                                         (row.values[2],)).fetchone()) is not None:
-                self.conn.execute("DELETE FROM memories WHERE pk = ?", held)
+                self._delete_pk(held[0])  # with its full-text entry, chunks and postings, as a delete
             cur = self.conn.execute(_INSERT_MEMORY, (*row.values, row.id))
             pk = cur.lastrowid
         else:
