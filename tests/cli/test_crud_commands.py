@@ -166,4 +166,4 @@ def test_list_pages_by_the_cursor_it_prints(cli, added):
     assert bad.code == 2 and "is not a cursor of this list" in bad.err
     other_order = cli("list", "--order", "title", "--cursor", cursor)
     assert other_order.code == 2 and "was made for order_by" in other_order.err
-    assert cli("list", "-n", "0", "--json").json == []
+    assert cli("list", "-n", "0").code == 2 and cli("list", "-n", "-1").code == 2  # -1 was no limit at all

@@ -207,10 +207,17 @@ def cmd_search(args, vault, config):
         return 0 if results else 1  # like grep: 1 when nothing matched
 
 
+def _page_size(text: str) -> int:
+    size = int(text)
+    if size < 1:  # SQLite reads a negative LIMIT as none: -n -1 listed every memory
+        raise argparse.ArgumentTypeError("must be 1 or more")
+    return size
+
+
 def _list_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("-c", "--category")
     p.add_argument("-s", "--session")
-    p.add_argument("-n", "--limit", type=int, default=50)
+    p.add_argument("-n", "--limit", type=_page_size, default=50)
     p.add_argument("--offset", type=int, default=0)
     p.add_argument("--cursor", help="start where the last page ended: the cursor it printed on stderr (instead of "
                                     "--offset: nothing is skipped or listed twice when memories change meanwhile)")

@@ -160,11 +160,10 @@ def page(svc: MemoryService, start: cursors.Cursor, limit: int, sees: tuple[str,
          **filters: Any) -> tuple[list[MemoryItem], str | None]:
     """The ``limit`` memories from ``start`` on, and the cursor of the next page (None after the last): one row
     more than the page is read to know. Shared by the servers' list and the CLI's."""
-    limit = max(limit, 0)
     items = svc.list_memories(limit=limit + 1, offset=start.offset, order_by=start.order_by, visible_to=sees,
                               after=start.after, **filters)
-    if len(items) <= limit or not limit:
-        return items[:limit], None
+    if len(items) <= limit:
+        return items, None
     items = items[:limit]
     key = cursor_key(start.order_by, items[-1])
     following = (cursors.Cursor(start.order_by, offset=start.offset + len(items)) if key is None
