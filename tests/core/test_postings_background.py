@@ -271,19 +271,16 @@ def test_a_failing_build_waits_before_it_tries_again(tmp_path, caplog):
     _saved(tmp_path, 40)
     blocked = tmp_path / "not-a-folder"
     blocked.write_text("")
-    unit = PostingsUnit(tmp_path / "index.db", blocked, min_rows=20, common=3, retry_s=3600)
-    try:
-        for _ in range(3):
-            unit.kick()
-            assert unit.wait_idle(30)
-        assert len([r for r in caplog.records if "keyword postings failed" in r.getMessage()]) == 1
-    finally:
-        unit.close()
-    unit = PostingsUnit(tmp_path / "index.db", blocked, min_rows=20, common=3, retry_s=0)
-    try:
-        for _ in range(2):
-            unit.kick()
-            assert unit.wait_idle(30)
-        assert len([r for r in caplog.records if "keyword postings failed" in r.getMessage()]) == 3
-    finally:
-        unit.close()
+
+    def failures_after(kicks: int, retry_s: float) -> int:
+        unit = PostingsUnit(tmp_path / "index.db", blocked, min_rows=20, common=3, retry_s=retry_s)
+        try:
+            for _ in range(kicks):
+                unit.kick()
+                assert unit.wait_idle(30)
+        finally:
+            unit.close()
+        return len([r for r in caplog.records if "keyword postings failed" in r.getMessage()])
+
+    assert failures_after(3, retry_s=3600) == 1
+    assert failures_after(2, retry_s=0) == 3
