@@ -54,7 +54,11 @@ class SyncReport:
         return self.added + self.updated + self.removed
 
 
-def embedding_chunks(item: MemoryItem, config: MemoryConfig, max_tokens: int | None = None) -> list[tuple[int, int, int, str, str]]:
+_Chunk = tuple[int, int, int, str, str]  # index, start, end, snippet, text to embed
+_Batch = list[tuple[int, MemoryItem, list[_Chunk]]]  # memories (pk, item) with their chunks, embedded in one call
+
+
+def embedding_chunks(item: MemoryItem, config: MemoryConfig, max_tokens: int | None = None) -> list[_Chunk]:
     """(index, start, end, snippet, text to embed) per chunk. A summary, when present, is what is embedded
     (the full text stays searchable by keyword); the title leads every chunk so short chunks keep context."""
     source = item.summary or item.content
@@ -89,7 +93,7 @@ def embed_items(
     done = 0
     batches = _embed_batches(items, config, embedder.max_chunk_tokens)
     with ThreadPoolExecutor(1, "memory-curator-embed-ahead") as ahead:
-        def encode(batch: list[tuple[int, MemoryItem, list[tuple[int, int, int, str, str]]]]) -> Future:
+        def encode(batch: _Batch) -> Future:
             try:
                 return ahead.submit(embedder.embed_documents, [c[4] for _, _, chunks in batch for c in chunks])
             except RuntimeError as exc:  # 'cannot schedule new futures after interpreter shutdown'
@@ -117,9 +121,9 @@ def embed_items(
 
 
 def _embed_batches(items: Iterable[tuple[int, MemoryItem]], config: MemoryConfig, max_tokens: int,
-                   ) -> Iterator[list[tuple[int, MemoryItem, list[tuple[int, int, int, str, str]]]]]:
+                   ) -> Iterator[_Batch]:
     """Memories with their chunks, cut where a batch reaches ``config.embed_batch_size`` texts."""
-    batch: list[tuple[int, MemoryItem, list[tuple[int, int, int, str, str]]]] = []
+    batch: _Batch = []
     texts = 0
     for pk, item in items:
         chunks = embedding_chunks(item, config, max_tokens)
@@ -133,7 +137,7 @@ def _embed_batches(items: Iterable[tuple[int, MemoryItem]], config: MemoryConfig
 
 
 def _write_vectors(store: IndexStore, embedder: Embedder,
-                   batch: list[tuple[int, MemoryItem, list[tuple[int, int, int, str, str]]]],
+                   batch: _Batch,
                    vectors: Sequence[Sequence[float]]) -> int:
     """One batch's vectors in one transaction; how many memories got theirs."""
     texts = sum(len(chunks) for _, _, chunks in batch)
