@@ -23,10 +23,11 @@ from memory_curator.core.errors import ValidationError
 from memory_curator.core.graph.graph import EntityGraph
 from memory_curator.core.graph.retrieval import GraphLeg
 from memory_curator.core.index import maxscore, search_rows
+from memory_curator.core.index.codes import Scan
 from memory_curator.core.index.filters import Filters
 from memory_curator.core.index.neighbours import session_neighbours
 from memory_curator.core.index.store import IndexStore
-from memory_curator.core.index.vectors import Scan, normalized
+from memory_curator.core.index.vectors import normalized
 from memory_curator.core.model import (
     SEARCH_MODES,
     SORT_KEYS,
