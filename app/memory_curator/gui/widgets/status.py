@@ -14,6 +14,7 @@ from typing import Any
 from PySide6.QtCore import QTimer, Signal
 from PySide6.QtWidgets import QLabel, QProgressBar, QPushButton, QStatusBar
 
+from memory_curator.core.index.postings_unit import BUILDING
 from memory_curator.core.model import EmbedderStatus
 
 POLL_MS = 300  # how often the background embedding's progress is shown
@@ -104,7 +105,7 @@ class EngineStatusBar(QStatusBar):
     def _poll_postings(self) -> None:
         unit = self._postings() if self._postings is not None else None
         progress = unit.progress if unit is not None else None
-        building = progress is not None and progress.state == "building" and progress.total > 0
+        building = progress is not None and progress.state == BUILDING and progress.total > 0
         self.keyword_index.setVisible(building)
         if building:
             self.keyword_index.setText(f"Building the keyword index: {100 * progress.done // progress.total} %")
