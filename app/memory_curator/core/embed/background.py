@@ -11,13 +11,13 @@ through it too, so two embedding loops never race over the same memories.
 from __future__ import annotations
 
 import logging
-import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Protocol
 
 from memory_curator.core.errors import Cancelled, CuratorError, EmbedderUnavailable, EmbeddingError
+from memory_curator.core.kicked import Kicked
 from memory_curator.core.progress import CancelToken, ProgressFn
 
 log = logging.getLogger(__name__)
@@ -58,34 +58,18 @@ class Worker(Protocol):
     def close(self) -> None: ...
 
 
-class Backfill:
+class Backfill(Kicked):
     def __init__(self, make_worker: Callable[[], Worker], retry_s: float, name: str = "memory-curator-embedding"):
+        super().__init__(name)
         self._make_worker = make_worker
         self._retry_s = max(0.5, retry_s)
-        self._name = name
-        self._cond = threading.Condition()
-        self._thread: threading.Thread | None = None
         self._token = CancelToken()
-        self._asked = 0  # kicks so far; a run that started after kick n serves it
-        self._served = 0
         self._paused = False
-        self._closing = False
         self._retry_at: float | None = None
         self._progress = EmbedProgress(IDLE)
         self._embedded = 0  # memories embedded by this unit since it started
 
     # -- asking ---------------------------------------------------------------------------------------
-
-    def kick(self) -> None:
-        """There may be memories without vectors: embed them (now, or when resumed)."""
-        with self._cond:
-            if self._closing:
-                return
-            self._asked += 1
-            if self._thread is None:
-                self._thread = threading.Thread(target=self._loop, name=self._name, daemon=True)
-                self._thread.start()
-            self._cond.notify_all()
 
     def pause(self) -> None:
         """Stop after the round in progress (at most ``BATCH`` memories); what was embedded stays."""
@@ -167,16 +151,10 @@ class Backfill:
                     return False
                 self._cond.wait(min(WAIT_SLICE_S, left))
 
-    def close(self, timeout: float = 1.0) -> None:
-        """Stop after the round in progress. Waits at most ``timeout``: a thread stuck in a slow provider call
-        is left to finish on its own (it is a daemon, and closes its own connection when it ends)."""
-        with self._cond:
-            self._closing = True
-            self._token.cancel()
-            thread = self._thread
-            self._cond.notify_all()
-        if thread is not None and thread is not threading.current_thread():
-            thread.join(timeout)
+    def _stop(self) -> None:
+        # close() stops after the round in progress; a thread stuck in a slow provider call is left to finish
+        # on its own (it is a daemon, and closes its own connection when it ends)
+        self._token.cancel()
 
     # -- the thread -----------------------------------------------------------------------------------
 

@@ -15,7 +15,6 @@ Long-running processes kick it (their polls: the app's writer, the servers); a c
 from __future__ import annotations
 
 import logging
-import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -27,6 +26,7 @@ from filelock import FileLock, Timeout
 from memory_curator.core.config import MemoryConfig
 from memory_curator.core.index import postings
 from memory_curator.core.index.db import Connection, connect
+from memory_curator.core.kicked import Kicked
 
 log = logging.getLogger(__name__)
 
@@ -62,18 +62,14 @@ class _Closing(Exception):
     pass
 
 
-class PostingsUnit:
+class PostingsUnit(Kicked):
     def __init__(self, index_path: Path, state_dir: Path, *, min_rows: int = postings.MIN_ROWS,
                  common: int = postings.COMMON, fold_at: int = postings.FOLD_AT, pause_s: float = STEP_S,
                  retry_s: float = RETRY_S):
         self._path, self._lock_path = index_path, Path(state_dir) / LOCK_NAME
         self._retry_s = retry_s
         self._min_rows, self._common, self._fold_at, self._pause_s = min_rows, common, fold_at, pause_s
-        self._cond = threading.Condition()
-        self._thread: threading.Thread | None = None
-        self._asked = 0  # kicks so far; a serve that started after kick n answers it
-        self._served = 0
-        self._closing = False
+        super().__init__("memory-curator-postings")
         self._conn: Connection | None = None
         self._progress = PostingsProgress(IDLE)
 
@@ -86,17 +82,6 @@ class PostingsUnit:
     def progress(self) -> PostingsProgress:
         with self._cond:
             return self._progress
-
-    def kick(self) -> None:
-        """Look whether the base needs building or folding, and do it (on the unit's thread)."""
-        with self._cond:
-            if self._closing:
-                return
-            self._asked += 1
-            if self._thread is None:
-                self._thread = threading.Thread(target=self._loop, name="memory-curator-postings", daemon=True)
-                self._thread.start()
-            self._cond.notify_all()
 
     def wait_idle(self, timeout: float) -> bool:
         """Wait until every kick so far has been served (a test's, a benchmark's view); True if so."""
@@ -112,14 +97,11 @@ class PostingsUnit:
 
     def close(self, timeout: float = 2.0) -> None:
         """Stop at the next step (a statement running is interrupted; its transaction rolls back)."""
-        with self._cond:
-            self._closing = True
-            thread, conn = self._thread, self._conn
-            self._cond.notify_all()
-        if conn is not None:
-            conn.interrupt()
-        if thread is not None and thread is not threading.current_thread():
-            thread.join(timeout)
+        super().close(timeout)
+
+    def _stop(self) -> None:
+        if self._conn is not None:
+            self._conn.interrupt()
 
     # -- the thread -----------------------------------------------------------------------------------
 
