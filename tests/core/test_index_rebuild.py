@@ -36,6 +36,27 @@ def test_corrupt_index_is_set_aside_and_rebuilt(vault_dir, config):
     assert list((vault_dir / ".memory-curator").glob("index.db.corrupt-*"))
 
 
+def test_an_index_a_newer_version_wrote_is_set_aside_and_rebuilt(vault_dir, config):
+    """A downgraded app never writes to a schema it does not know (the newer version would misread its rows)."""
+    from memory_curator.core.index import db, migrations
+
+    with MemoryService.open(vault_dir, embedder="none", config=config) as svc:
+        _fill(svc, 3)
+    conn = db.connect(vault_dir / "index.db")
+    newer = migrations.MIGRATIONS[-1][0] + 1
+    conn.execute("INSERT INTO schema_migrations (version, name) VALUES (?, 'from the future')", (newer,))
+    conn.execute("DELETE FROM memories_fts")  # what this version can no longer trust
+    conn.close()
+    with MemoryService.open(vault_dir, embedder="none", config=config) as svc:
+        assert svc.count() == 3
+        assert len(svc.search("topic1", mode="keyword")) == 1
+    kept = list((vault_dir / ".memory-curator").glob("index.db.newer-*"))
+    assert [p.name.split(".")[-1].startswith("newer-") for p in kept] == [True] * len(kept) and kept
+    conn = db.connect(next(p for p in kept if "-wal" not in p.name and "-shm" not in p.name))
+    assert migrations.current_version(conn) == newer  # kept as it was, for the newer version
+    conn.close()
+
+
 def test_malformed_files_are_reported_skipped_and_never_deleted(vault_dir, config):
     with MemoryService.open(vault_dir, embedder="none", config=config) as svc:
         _fill(svc, 2)

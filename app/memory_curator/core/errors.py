@@ -70,6 +70,11 @@ class IndexError_(CuratorError):
     code = "INDEX_ERROR"
 
 
+class IndexTooNew(IndexError_):
+    """The index was written by a newer version of the app (a schema this version does not know): writing to
+    it would leave rows the newer version reads wrongly, so it is set aside and built again from the vault."""
+
+
 class IndexBusy(IndexError_):
     """Another program kept the index locked for longer than the engine waits (SQLite's busy timeout)."""
 

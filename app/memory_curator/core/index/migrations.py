@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 
+from memory_curator.core.errors import IndexTooNew
 from memory_curator.core.index import postings
 from memory_curator.core.index.db import Connection, complete_statement
 from memory_curator.core.text.tokens import fts_row, index_text
@@ -389,6 +390,10 @@ def migrate(conn: Connection) -> list[int]:
     """Apply pending migrations, each in its own transaction. Returns the versions applied."""
     applied = []
     have = current_version(conn)
+    known = MIGRATIONS[-1][0]
+    if have > known:
+        raise IndexTooNew(f"The index has schema {have}, written by a newer version of Memory Curator; this one "
+                          f"knows up to {known}.")
     for version, name, fn in MIGRATIONS:
         if version <= have:
             continue
