@@ -42,7 +42,7 @@ class MemoryConfig:
     # Keyword ranking from kept postings (core/index/postings.py), built in the background from this many rows
     # up for the words in ``postings_common`` rows or more; rows written since are folded back past
     # ``postings_fold_at`` of them.
-    postings_min_rows: int = 250_000
+    postings_min_rows: int = 50_000  # core/index/postings.py MIN_ROWS: why there
     postings_common: int = 100
     postings_fold_at: int = 1_000
 

@@ -35,7 +35,10 @@ from memory_curator.core.index import bm25
 from memory_curator.core.index.db import Connection
 
 COMMON = 100  # rows holding a word for it to be in the base (1,000 left the rare words 1.6 ms of a 4.4 ms ranking at 1M)
-MIN_ROWS = 250_000  # as maxscore.MIN_ROWS: below, FTS5 ranks a query in a few ms
+# Below this many rows FTS5 ranks a query in a few ms. At 100,000 it was still 4 times the kept ranking (the
+# bench's queries, alternating per query, load 7: p50 7.9 -> 2.1 ms, the keyword search 0.65 x), while a save
+# paid ~0.9 ms more for its deltas (7.8 -> 8.7 ms at load 6); FTS5's cost grows with the rows a query matches.
+MIN_ROWS = 50_000
 FOLD_AT = 1_000  # written rows past which they are folded back (each query reads them: ~1 us a row)
 SEQ, BUILT, EPOCH = "fts_postings_seq", "fts_postings_built", "fts_postings_epoch"  # meta keys
 
