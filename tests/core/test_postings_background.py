@@ -109,6 +109,13 @@ def test_a_base_built_and_folded_in_steps_between_writes_ranks_as_fts5(docs, dur
                 postings.drop_folded(conn)
             _check(store, words, depth)
             assert conn.execute("SELECT count(*) FROM fts_postings_dirty").fetchone()[0] <= sum(map(len, folding))
+            newly, sizes = postings.candidates(conn, common), postings.Sizes.read(conn)  # made common since
+            for i, new in after:  # written between a new word's read and its write
+                _edit(store, i, new)
+            with store.transaction():
+                for word in [postings.read_word(conn, t, sizes) for t in newly]:
+                    assert postings.put_word(conn, word, epoch)
+            _check(store, words, depth)
         finally:
             store.close()
 
@@ -163,6 +170,28 @@ def test_a_vault_opened_with_a_pending_base_answers_as_fts5_while_and_after_it_i
         svc.poll_changes()
         assert svc.postings.wait_idle(60)
         assert svc.store.conn.execute("SELECT count(*) FROM fts_postings_dirty").fetchone()[0] < CONFIG.postings_fold_at
+        _same_as_fts5(svc.store)
+    finally:
+        svc.close()
+
+
+def test_words_made_common_after_the_build_join_the_base_at_the_next_fold(tmp_path):
+    svc = MemoryService.open(tmp_path, embedder="none", config=CONFIG)
+    try:
+        _fill(svc, 60)
+        postings.build(svc.store.conn, common=CONFIG.postings_common, min_rows=CONFIG.postings_min_rows)
+        assert postings.has_base(svc.store.conn)
+        svc.save_batch([{"content": f"wombat sighting number {i}", "category": "context"} for i in range(8)])
+        kept = {t for (t,) in svc.store.conn.execute("SELECT term FROM fts_postings_terms")}
+        assert "wombat" not in kept  # FTS5 reads it on every query meanwhile
+        svc.poll_changes()  # past fold_at: folds, then adds the words made common
+        assert svc.postings.wait_idle(60)
+        kept = {t for (t,) in svc.store.conn.execute("SELECT term FROM fts_postings_terms")}
+        assert "wombat" in kept
+        for words in (["wombat"], ["wombat", "river"]):
+            plain = [(pk, r) for pk, r, ok in search_rows.fts_top(svc.store, tokens.fts_match(words), BM25_WEIGHTS,
+                                                                   Filters(), 200) if ok]
+            assert keyword_ranked(svc.store, words, Filters(), 100) == plain[:100]
         _same_as_fts5(svc.store)
     finally:
         svc.close()
