@@ -173,6 +173,7 @@ class PrecomputedEmbedder:
     model = "precomputed"
     multilingual = True
     max_chunk_tokens = 512
+    answers_at_once = True  # a dict lookup: the search calls it on its own thread (issue 14 excludes embedding)
 
     def __init__(self, corpus: Corpus):
         self._dim = corpus.vectors.shape[1]

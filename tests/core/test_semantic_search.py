@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import threading
+
 import pytest
 
 from embed_helpers import embedded
@@ -129,3 +131,48 @@ def test_a_call_cut_into_batches_side_by_side_gives_each_text_its_own_vector(loc
         alone = local_embedder.embed_query(text)
         assert sum(a * b for a, b in zip(alone, vector, strict=True)) > 0.9999, text
     assert local_embedder.embed_documents([]) == []
+
+
+class _Recording:
+    """The bundled model, noting the thread each query vector is computed on; ``answers_at_once`` as given."""
+
+    def __init__(self, inner, answers_at_once: bool):
+        self._inner, self.answers_at_once, self.threads = inner, answers_at_once, []
+        self.provider, self.model = inner.provider, inner.model
+        self.multilingual, self.max_chunk_tokens = inner.multilingual, inner.max_chunk_tokens
+
+    @property
+    def key(self):
+        return self._inner.key
+
+    def dimension(self):
+        return self._inner.dimension()
+
+    def embed_documents(self, texts):
+        return self._inner.embed_documents(texts)
+
+    def embed_query(self, text):
+        self.threads.append(threading.current_thread())
+        return self._inner.embed_query(text)
+
+    def status(self):
+        return self._inner.status()
+
+
+@pytest.mark.parametrize("at_once", [True, False])
+def test_query_vector_is_handed_to_a_thread_unless_the_embedder_answers_at_once(vault_dir, config, local_embedder,
+                                                                                at_once):
+    # The hand-off (for Ctrl+C and a remote provider's wait limit) cost a search ~5 ms under load with an
+    # instant embedder; one that says it answers at once is called on the searching thread.
+    emb = _Recording(local_embedder, at_once)
+    svc = MemoryService.open(vault_dir, embedder=emb, config=config)
+    try:
+        target = svc.save("I took the dog for a long walk in the park this morning")
+        svc.save("The quarterly budget review is scheduled for Friday")
+        embedded(svc)
+        results = svc.search("strolling with my puppy outdoors", mode="semantic", limit=2)
+    finally:
+        svc.close()
+    assert results[0].memory.id == target.id
+    assert len(emb.threads) == 1
+    assert (emb.threads[0] is threading.current_thread()) == at_once

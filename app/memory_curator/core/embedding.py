@@ -274,6 +274,8 @@ class Embedding:
         return vec
 
     def _query_within(self, emb: Embedder, text: str) -> list[float]:
+        if getattr(emb, "answers_at_once", False):  # nothing to wait for or interrupt: no thread to hand it to
+            return emb.embed_query(text)
         return self._within(emb, lambda: emb.embed_query(text))
 
     def _within(self, emb: Embedder, call, wait: float | None = None):

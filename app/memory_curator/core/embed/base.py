@@ -52,7 +52,12 @@ class Embedder(Protocol):
         """Vectors for stored text. Raises EmbedderUnavailable or EmbeddingError."""
         ...
 
-    def embed_query(self, text: str) -> list[float]: ...
+    def embed_query(self, text: str) -> list[float]:
+        """The query's vector. An embedder whose ``answers_at_once`` attribute is true (optional; a lookup such as
+        the benchmark's precomputed vectors) is called on the searching thread; any other runs on a thread of
+        its own, waited for in slices (Ctrl+C, a remote provider's wait limit: core/embedding.py): under load
+        that hand-off cost a hybrid search ~5 ms with an instant embedder."""
+        ...
 
     def status(self) -> EmbedderStatus:
         """A cheap check whether the provider can be used now."""
