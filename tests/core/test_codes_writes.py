@@ -1,0 +1,73 @@
+"""The in-memory codes (core/index/codes.py) after any run of writes are the codes of the chunks alive: saves
+append in place, a chunk id given again replaces its row, an id below the last merges, room grows."""
+
+from __future__ import annotations
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from memory_curator.core.index import codes
+
+DIM = 128
+ids_ = st.integers(1, 60)
+batch = st.tuples(st.lists(ids_, max_size=6, unique=True), st.lists(ids_, max_size=4, unique=True))
+
+
+def _vector(chunk_id: int, version: int) -> np.ndarray:
+    rng = np.random.default_rng(chunk_id * 1000 + version)
+    return rng.standard_normal(DIM).astype(np.float16)
+
+
+@settings(max_examples=150, deadline=None)
+@given(first=st.lists(ids_, max_size=30, unique=True), batches=st.lists(batch, max_size=8),
+       spare=st.sampled_from([1, 3, 50]))
+def test_the_codes_after_writes_are_those_of_the_chunks_alive(first, batches, spare):
+    old = codes.SPARE_MIN, codes.SPARE_SHARE
+    codes.SPARE_MIN, codes.SPARE_SHARE = spare, 0.0  # room runs out often
+    try:
+        first = sorted(first)
+        alive = {i: _vector(i, 0) for i in first}
+        x = np.array([alive[i] for i in first], np.float32).reshape(-1, DIM)
+        scale = np.full(DIM, 40.0, np.float32)
+        cap = codes._capacity(len(first))
+        buf_ids, buf_words = np.zeros(cap, np.int64), np.zeros((DIM // 64, cap), np.uint64)
+        buf_codes = np.zeros((cap, DIM), np.int8)
+        buf_ids[: len(first)], buf_words[:, : len(first)] = first, codes.sign_bits(x).T
+        buf_codes[: len(first)] = codes._quantize(x, scale)
+        index = codes.Codes(buf_ids, buf_words, buf_codes, scale, len(first))
+        for version, (written, gone) in enumerate(batches, start=1):
+            inserted = {i: _vector(i, version) for i in written}
+            deleted = set(gone) - set(written)
+            index.apply(inserted, deleted)
+            for i in deleted:
+                alive.pop(i, None)
+            alive.update(inserted)
+
+            assert np.all(np.diff(index.ids) > 0)
+            live = ~index.dead
+            assert index.ids[live].tolist() == sorted(alive)
+            assert index.live == len(alive)
+            if alive:
+                want = np.array([alive[i] for i in sorted(alive)], np.float32)
+                assert np.array_equal(index.codes[live], codes._quantize(want, scale))
+                assert np.array_equal(index.words[:, live], codes.sign_bits(want).T)
+    finally:
+        codes.SPARE_MIN, codes.SPARE_SHARE = old
+
+
+def test_a_save_appends_in_place_without_copying_the_codes():
+    n = 1000
+    rng = np.random.default_rng(3)
+    x = rng.standard_normal((n, DIM)).astype(np.float32)
+    scale = np.full(DIM, 40.0, np.float32)
+    cap = codes._capacity(n)
+    buf = (np.zeros(cap, np.int64), np.zeros((DIM // 64, cap), np.uint64), np.zeros((cap, DIM), np.int8))
+    buf[0][:n], buf[1][:, :n], buf[2][:n] = np.arange(1, n + 1), codes.sign_bits(x).T, codes._quantize(x, scale)
+    index = codes.Codes(*buf, scale, n)
+    before = index.codes
+    index.apply({n + 1: x[0], n + 2: -x[1]}, {5})
+    assert np.shares_memory(index.codes, before) and np.shares_memory(index.words, buf[1])
+    assert index.ids[-2:].tolist() == [n + 1, n + 2] and index.dead[4] and index.live == n + 1
+    got = index.nearest(-x[1] / np.linalg.norm(x[1]), 1)
+    assert got[0] == n + 2
