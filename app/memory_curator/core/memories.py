@@ -106,7 +106,7 @@ class Memories:
 
     def recall(self, memory_ids: Sequence[str], kind: str) -> None:
         """Log a recall of each memory (it feeds their importance)."""
-        with self.store.transaction():
+        with self.store.transaction(checkpoint=False):  # searches recall: none waits for a checkpoint
             access.record(self.store, list(memory_ids), kind, self.config)
 
     def recalled(self, memory_ids: Sequence[str], kind: str | None) -> list[MemoryItem]:

@@ -13,6 +13,7 @@ from typing import Any
 
 from memory_curator.core.errors import MemoryNotFoundError
 from memory_curator.core.index import bulk, graph, migrations, postings
+from memory_curator.core.index.checkpoints import GAP_S, Checkpointer
 from memory_curator.core.index.db import Connection, connect
 from memory_curator.core.index.rows import MemoryRow, memory_row
 from memory_curator.core.index.vectors import VectorTable
@@ -21,6 +22,7 @@ from memory_curator.core.text.tokens import TEXT_COLUMNS, phrase
 from memory_curator.core.vault.codec import format_dt
 
 _TUPLES = {"actors", "supersedes", "consolidated_from"}
+AUTOCHECKPOINT = 1000  # SQLite's default: pages in the WAL past which a commit checkpoints
 
 MEMORY_COLUMNS = (
     "m.pk, m.id, m.title, m.category, m.file_path, m.salience, m.created_at, m.updated_at, m.session_id, "
@@ -59,7 +61,7 @@ class IndexedFile:
 class IndexStore:
     """Owns one connection. Not thread-safe: lives on the thread that opened it."""
 
-    def __init__(self, conn: Connection, root: Path):
+    def __init__(self, conn: Connection, root: Path, checkpoint_gap_s: float = GAP_S):
         self.conn = conn
         self.root = root
         self._root_str = str(root)
@@ -67,26 +69,31 @@ class IndexStore:
         self.graph_rows = graph.GraphRows(conn)
         self._depth = 0
         self._content_changed = False
+        # Its thread starts at the first transaction(checkpoint=False).
+        self._checkpointer = Checkpointer(getattr(conn, "path", ":memory:"), checkpoint_gap_s)
 
     @classmethod
-    def open(cls, path: Path, root: Path) -> IndexStore:
+    def open(cls, path: Path, root: Path, checkpoint_gap_s: float = GAP_S) -> IndexStore:
         conn = connect(path)
         try:
             bulk.restore_if_pending(conn)  # before migrating: the statements kept are of the schema as it was
             migrations.migrate(conn)
-            return cls(conn, root)
+            return cls(conn, root, checkpoint_gap_s)
         except BaseException:
             conn.close()
             raise
 
     def close(self) -> None:
+        self._checkpointer.close()
         self.conn.close()
 
     # -- transactions ---------------------------------------------------------------------------------
 
     @contextmanager
-    def transaction(self) -> Iterator[None]:
-        """Outermost call is a write transaction; nested calls are savepoints that roll back on their own."""
+    def transaction(self, *, checkpoint: bool = True) -> Iterator[None]:
+        """Outermost call is a write transaction; nested calls are savepoints that roll back on their own.
+        ``checkpoint=False`` (a search's access record): the commit leaves copying the WAL into the database to
+        a thread of its own (core/index/checkpoints.py), so no search waits for it."""
         depth = self._depth
         name = f"sp{depth}"
         self.conn.execute("BEGIN IMMEDIATE" if depth == 0 else f"SAVEPOINT {name}")
@@ -111,7 +118,17 @@ class IndexStore:
                 self.conn.execute(f"RELEASE {name}")
             raise
         self._depth -= 1
-        self.conn.execute("COMMIT" if depth == 0 else f"RELEASE {name}")
+        if depth > 0:
+            self.conn.execute(f"RELEASE {name}")
+        elif checkpoint or self._checkpointer.failed:
+            self.conn.execute("COMMIT")
+        else:
+            self.conn.execute("PRAGMA wal_autocheckpoint = 0")
+            try:
+                self.conn.execute("COMMIT")
+            finally:
+                self.conn.execute(f"PRAGMA wal_autocheckpoint = {AUTOCHECKPOINT}")
+            self._checkpointer.committed()
 
     def _touched(self) -> None:
         """Memory rows changed: other processes learn it from ``content_version`` (core/changes.py), bumped
