@@ -8,8 +8,10 @@ from contextlib import contextmanager
 import numpy as np
 import pytest
 
+from memory_curator.core import search
 from memory_curator.core.index import codes, vectors
 from memory_curator.core.index.db import connect
+from memory_curator.core.index.filters import Filters
 
 
 @pytest.fixture
@@ -385,3 +387,18 @@ def test_an_error_in_a_helped_block_is_raised_by_the_scan(table, monkeypatch):
         raise AssertionError("the helper raised instead of the scan") from None
     with pytest.raises(AttributeError):
         scan()
+
+
+def test_the_first_memories_passing_the_filters_come_from_the_hits_in_order(svc):
+    """search._first_passing checks the first n hits, then the rest only when those fall short: a memory's
+    second chunk does not count twice, a memory the filters hide is skipped, each keeps its nearest chunk."""
+    pa, pb, e = _two_memories_with_chunks(svc)
+    hidden = svc.save("third memory", category="preference")
+    with svc.store.transaction():
+        svc.store.set_chunks(svc.store.pk_of(hidden.id), [(0, 0, 3, "w")], [e[3]], "h")
+    cid = dict(svc.store.conn.execute("SELECT content_snippet, chunk_id FROM memory_chunks"))
+    hits = [(cid["y"], 0.1), (cid["x"], 0.2), (cid["w"], 0.3), (cid["z"], 0.4)]
+    got = search._first_passing(svc.store, hits, Filters(category="context"), 2)
+    assert list(got.items()) == [(pa, (0.1, "y")), (pb, (0.4, "z"))]
+    assert list(search._first_passing(svc.store, hits, Filters(), 2)) == [pa, svc.store.pk_of(hidden.id), pb]
+

@@ -142,17 +142,30 @@ def semantic_ranked(store: IndexStore, query_vec: Sequence[float], filters: Filt
         scan, finish = store.vectors.knn_split(query_vec, k)
         hits = finish(_beside(scan, beside or _no_work))
         beside = None
-        allowed = search_rows.chunks_passing(store, [cid for cid, _ in hits], filters)
-        best: dict[int, tuple[float, str]] = {}
-        for cid, dist in hits:
-            if cid in allowed:
-                pk, text = allowed[cid]
-                if pk not in best:
-                    best[pk] = (dist, text)
+        best = _first_passing(store, hits, filters, n)
         if len(best) >= n or k >= total:
             ranked = sorted(best.items(), key=lambda kv: kv[1][0])[:n]
             return [(pk, d, t) for pk, (d, t) in ranked]
         k = min(total, k * 4)
+
+
+def _first_passing(store: IndexStore, hits: Sequence[tuple[int, float]], filters: Filters, n: int,
+                   ) -> dict[int, tuple[float, str]]:
+    """The first ``n`` memories that pass the filters among ``hits`` (chunks, nearest first), each with its
+    nearest chunk's distance and text, in that order. The filter check reads each chunk's row and its
+    memory's, cold pages in a large vault, so the chunks are checked in order and only as far as needed: the
+    first ``n`` (one chunk per memory is the common case), then the rest when those fall short."""
+    best: dict[int, tuple[float, str]] = {}
+    for part in (hits[:n], hits[n:]):
+        if len(best) >= n or not part:
+            break
+        allowed = search_rows.chunks_passing(store, [cid for cid, _ in part], filters)
+        for cid, dist in part:
+            if cid in allowed:
+                pk, text = allowed[cid]
+                if pk not in best:
+                    best[pk] = (dist, text)
+    return best
 
 
 def _search_worker() -> ThreadPoolExecutor:
