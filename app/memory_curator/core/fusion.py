@@ -122,10 +122,11 @@ class _Links:
         out = np.zeros_like(values)
         shape = (-1, *([1] * (values.ndim - 1)))
         for s, (at, nb, w) in enumerate(self.slots):
-            if s == 0:  # nothing lent yet: no sum to read back
-                out[at] = w.reshape(shape) * values[nb]
-            else:
-                out[at] += w.reshape(shape) * values[nb]
+            part = values[nb]  # a copy: weighted and summed in place, the same floats without two more copies
+            part *= w.reshape(shape)
+            if s > 0:  # slot 0: nothing lent yet, no sum to read back
+                part += out[at]
+            out[at] = part
         return out
 
 
