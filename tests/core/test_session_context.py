@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from embed_helpers import embedded
 from memory_curator.core import fusion
 from memory_curator.core.index.filters import Filters
-from memory_curator.core.index.neighbours import session_neighbours
+from memory_curator.core.index.neighbours import neighbours_sql, session_neighbours
 
 
 def _batch(svc, contents, session="s1", **extra):
@@ -56,6 +56,17 @@ def test_neighbours_the_filters_hide_are_left_out_but_keep_their_place(svc):
     both = session_neighbours(svc.store, [middle, pk[hidden.id]], 2, only_context)
     assert (pk[hidden.id], -1) in both[middle]
     assert (pk[hidden.id], -1) in session_neighbours(svc.store, [middle], 2)[middle]  # no filters: all
+
+
+def test_neighbours_read_the_default_filters_from_the_session_index(svc):
+    # Migration 16: each branch is a seek on the covering index; no neighbour's row is read (cold pages at
+    # 1,000,000 memories), only the candidates' own.
+    where, params = Filters().sql()
+    plan = [row[3] for row in svc.store.conn.execute("EXPLAIN QUERY PLAN " + neighbours_sql(2, where),
+                                                     [*params * 4, "[]"])]
+    seeks = [p for p in plan if p.startswith("SEARCH m ")]
+    assert len(seeks) == 4 and all("USING COVERING INDEX idx_memories_session_filters" in p for p in seeks), plan
+    assert not any("TEMP B-TREE" in p for p in plan), plan  # a session saved under one timestamp is not walked
 
 
 def test_a_reply_is_lifted_by_the_question_before_it(svc):

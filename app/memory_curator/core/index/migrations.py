@@ -358,6 +358,19 @@ def m015_fts_postings_steps(conn: Connection) -> None:
     postings.migrate_15(conn)
 
 
+def m016_session_filters_index(conn: Connection) -> None:
+    """Session neighbours (core/index/neighbours.py) read the default filters' columns from the index they are
+    found with, instead of each neighbour's row (cold pages at 1,000,000 memories: the neighbours took p50
+    3.9 ms there, 1.6 ms without reading the rows). It starts as the old index did, (session_id, created_at),
+    then pk, so a seek still stops after ``width`` rows of a session saved under one timestamp; it replaces
+    the old one. Made at 1,000,000 memories in 6-7 s (load 7)."""
+    run_script(conn, """
+        CREATE INDEX idx_memories_session_filters
+            ON memories(session_id, created_at, pk, superseded_by, expires_at);
+        DROP INDEX idx_memories_session;
+        """)
+
+
 MIGRATIONS: list[tuple[int, str, Callable[[Connection], None]]] = [
     (1, "initial", m001_initial),
     (2, "lifecycle", m002_lifecycle),
@@ -374,6 +387,7 @@ MIGRATIONS: list[tuple[int, str, Callable[[Connection], None]]] = [
     (13, "stats_totals", m013_stats_totals),
     (14, "fts_postings", m014_fts_postings),
     (15, "fts_postings_steps", m015_fts_postings_steps),
+    (16, "session_filters_index", m016_session_filters_index),
 ]
 
 

@@ -13,17 +13,29 @@ from collections.abc import Sequence
 from memory_curator.core.index.filters import Filters
 from memory_curator.core.index.store import IndexStore
 
-# The neighbours on one side of each candidate c, as rows (c, side, neighbour pk, its created_at, whether it
-# passes the filters). Those sharing c's created_at come by pk, then the earlier (or later) ones; each branch
-# is a seek on the (session_id, created_at) index (a row-value comparison was not: with one timestamp over a
-# whole session, as a batch save gives, it walked the session). The neighbour's row is read by its pk, so the
-# filters are checked in the same statement.
-_SIDE = """SELECT c.pk, {sign}, m.pk, m.created_at, {where} FROM c JOIN memories m ON m.pk IN (
-    SELECT pk FROM (SELECT p.pk FROM memories p WHERE p.session_id = c.session_id
-                    AND p.created_at = c.created_at AND p.pk {op} c.pk ORDER BY p.pk {dir} LIMIT {w})
-    UNION ALL
-    SELECT pk FROM (SELECT p.pk FROM memories p WHERE p.session_id = c.session_id
-                    AND p.created_at {op} c.created_at ORDER BY p.created_at {dir}, p.pk {dir} LIMIT {w}))"""
+# The neighbours on one side of each candidate c, as one JSON array per candidate and side of [their created_at,
+# neighbour pk, whether it passes the filters]. Those sharing c's created_at come by pk, then the earlier (or
+# later) ones; each branch is a seek on the (session_id, created_at, pk, superseded_by, expires_at) index (a
+# row-value comparison was not: with one timestamp over a whole session, as a batch save gives, it walked the
+# session). The default filters read only that index's columns, so no neighbour's row is read (at 1,000,000
+# memories those rows were most of the time: cold pages); other filters read the row of each neighbour found.
+_BRANCH = """SELECT * FROM (SELECT m.pk, m.created_at, COALESCE({where}, 0) AS passes FROM memories m
+    WHERE m.session_id = c.session_id AND {cond} ORDER BY {order} LIMIT {w})"""
+_SIDE = """(SELECT json_group_array(json_array(created_at, pk, passes)) FROM ({same} UNION ALL {other}))"""
+
+
+def _side(op: str, d: str, width: int, where: str) -> str:
+    same = _BRANCH.format(where=where, cond=f"m.created_at = c.created_at AND m.pk {op} c.pk", order=f"m.pk {d}",
+                          w=width)
+    other = _BRANCH.format(where=where, cond=f"m.created_at {op} c.created_at",
+                           order=f"m.created_at {d}, m.pk {d}", w=width)
+    return _SIDE.format(same=same, other=other)
+
+
+def neighbours_sql(width: int, where: str) -> str:
+    """The statement: per candidate (pks as a JSON list, the last parameter), its pk and both sides."""
+    return (f"SELECT pk, {_side('<', 'DESC', width, where)}, {_side('>', 'ASC', width, where)} "
+            "FROM memories c WHERE pk IN (SELECT value FROM json_each(?)) AND session_id IS NOT NULL")
 
 
 def session_neighbours(store: IndexStore, pks: Sequence[int], width: int,
@@ -35,17 +47,8 @@ def session_neighbours(store: IndexStore, pks: Sequence[int], width: int,
     if not pks or width <= 0:
         return {}
     where, params = (filters or Filters(include_superseded=True, include_expired=True)).sql()
-    sides = [_SIDE.format(sign=sign, op=op, dir=d, w=int(width), where=where)
-             for sign, op, d in ((-1, "<", "DESC"), (1, ">", "ASC"))]
-    rows = store.conn.execute(
-        "WITH c AS MATERIALIZED (SELECT pk, session_id, created_at FROM memories "
-        "WHERE pk IN (SELECT value FROM json_each(?)) AND session_id IS NOT NULL) "
-        f"{sides[0]} UNION ALL {sides[1]}",
-        [json.dumps(list(pks)), *params, *params],
-    )
-    found: dict[int, tuple[list, list]] = {}
-    for pk, sign, nb, created, passes in rows:
-        found.setdefault(pk, ([], []))[sign > 0].append((created, nb, passes))
+    rows = store.conn.execute(neighbours_sql(int(width), where), [*params * 4, json.dumps(list(pks))])
+    found = {pk: (json.loads(before), json.loads(after)) for pk, before, after in rows}
     known = set(pks)
     out: dict[int, list[tuple[int, int]]] = {}
     for pk in sorted(found):
