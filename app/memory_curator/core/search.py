@@ -151,10 +151,10 @@ def semantic_ranked(store: IndexStore, query_vec: Sequence[float], filters: Filt
 
 def _first_passing(store: IndexStore, hits: Sequence[tuple[int, float]], filters: Filters, n: int,
                    ) -> dict[int, tuple[float, str]]:
-    """The first ``n`` memories that pass the filters among ``hits`` (chunks, nearest first), each with its
-    nearest chunk's distance and text, in that order. The filter check reads each chunk's row and its
-    memory's, cold pages in a large vault, so the chunks are checked in order and only as far as needed: the
-    first ``n`` (one chunk per memory is the common case), then the rest when those fall short."""
+    """The memories of ``hits`` (chunks, nearest first) that pass the filters, in that order, each with its
+    nearest chunk's distance and text: at least the first ``n`` of them when there are so many. The filter
+    check reads each chunk's row and its memory's, cold pages in a large vault, so only the first ``n`` chunks
+    are checked (one chunk per memory is the common case), and the rest only when those give fewer memories."""
     best: dict[int, tuple[float, str]] = {}
     for part in (hits[:n], hits[n:]):
         if len(best) >= n or not part:
