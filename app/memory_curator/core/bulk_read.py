@@ -42,19 +42,21 @@ class FileRow(NamedTuple):  # not a dataclass: a rebuild makes one per file on b
 
 
 def read_rows(root: str, stats: Sequence[FileStat]) -> list[FileRow]:
-    """Read and convert ``stats``; broken files come back with the reason, as ``Vault.read`` gives it."""
+    """Read and convert the files of ``stats``; broken files come back with the reason, as ``Vault.read`` gives
+    it. A row records the modification time and size of the file as read (the stats may be a scan's names only)."""
     vault = Vault(Path(root))
     out = []
     for st in stats:
         try:
-            item = vault.read(st.rel)
+            item, got = vault.read_stat(st.rel)
         except ConflictedFile as exc:
-            row = None if exc.item is None else memory_row(exc.item, st.rel, st.mtime_ns, st.size)
+            got = exc.file_stat
+            row = None if exc.item is None else memory_row(exc.item, st.rel, got.mtime_ns, got.size)
             out.append(FileRow(st.rel, row, exc.reason))
         except VaultFileError as exc:
             out.append(FileRow(st.rel, None, exc.reason))
         else:
-            out.append(FileRow(st.rel, memory_row(item, st.rel, st.mtime_ns, st.size)))
+            out.append(FileRow(st.rel, memory_row(item, st.rel, got.mtime_ns, got.size)))
     return out
 
 

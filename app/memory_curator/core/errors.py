@@ -59,9 +59,10 @@ class ConflictedFile(VaultFileError):
 
     code = "SYNC_CONFLICT"
 
-    def __init__(self, path, reason: str, item=None):
+    def __init__(self, path, reason: str, item=None, *, file_stat=None):
         super().__init__(path, reason)
         self.item = item
+        self.file_stat = file_stat  # the file's modification time and size as read (Vault.read_stat)
 
 
 class IndexError_(CuratorError):

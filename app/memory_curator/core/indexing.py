@@ -321,6 +321,8 @@ def _read_ahead(vault: Vault, rels: Sequence[str]) -> None:
     if advise is None:  # not on Windows or macOS: reads just wait in turn there
         return
     root = str(vault.root)
+    if _in_memory(root, rels):
+        return
     for rel in rels:
         try:
             fd = os.open(os.path.join(root, rel), os.O_RDONLY)  # not a Path: half of this thread's CPU
@@ -332,6 +334,31 @@ def _read_ahead(vault: Vault, rels: Sequence[str]) -> None:
             pass
         finally:
             os.close(fd)
+
+
+PROBES = 64  # files looked at before reading ahead
+
+
+def _in_memory(root: str, rels: Sequence[str]) -> bool:
+    """Whether the files are in the page cache already, judged by ``PROBES`` of them spread over ``rels``: a read
+    that must not wait for the disk (RWF_NOWAIT) fails on a file that is not. Then advising every file is work
+    for nothing (0.5 CPU-s at 100,000 files, beside the rebuild's own reading). False where it cannot tell."""
+    nowait = getattr(os, "RWF_NOWAIT", None)
+    if nowait is None or not rels:
+        return False
+    buffer = bytearray(1)
+    for rel in rels[:: max(1, len(rels) // PROBES)]:
+        try:
+            fd = os.open(os.path.join(root, rel), os.O_RDONLY)
+        except OSError:
+            continue  # gone or unreadable: the reading reports it
+        try:
+            os.preadv(fd, [buffer], 0, nowait)
+        except OSError:  # BlockingIOError: on disk only; or the file system cannot tell (EOPNOTSUPP)
+            return False
+        finally:
+            os.close(fd)
+    return True
 
 
 COMPARE_CHUNK = 500  # files compared with their index rows at a time: a sync's memory does not grow with the vault
@@ -357,7 +384,7 @@ def _compare(store: IndexStore, vault: Vault, known_problems: set[str], tracker:
     comparison is most of a sync at 1,000,000 files, ~20 s, when few files changed)."""
     diff = _Difference()
     matched: dict[str, int] = {}
-    scan = vault.scan()
+    scan = vault.scan(stat=not fresh)  # fresh: every file is read, and its row takes the stat of the read
     while part := list(itertools.islice(scan, COMPARE_CHUNK)):
         if tracker is not None:
             tracker.check()
