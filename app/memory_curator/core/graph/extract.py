@@ -18,7 +18,6 @@ from __future__ import annotations
 import functools
 import re
 import unicodedata
-from typing import NamedTuple
 
 from memory_curator.core.graph.names import names
 from memory_curator.core.model import MemoryItem
@@ -31,15 +30,10 @@ _SPACE = re.compile(r"\s+")
 _OUTER = " \t.,;:!?'\"’“”()[]{}"  # stripped from a folded name
 
 
-class Mention(NamedTuple):
-    key: str  # the folded name entities are matched by
-    name: str  # as written
-    source: str  # one of SOURCES
-
-
-class Edge(NamedTuple):
-    target: str  # "id:<id>", "title:<folded>" or, for kind "self", a name of this memory
-    kind: str
+# Plain tuples, not named ones: a rebuild makes six a file and sends them to another process, where a named
+# tuple's class costs its construction here and a conversion before pickling.
+Mention = tuple[str, str, str]  # key (the folded name entities are matched by), name as written, source (SOURCES)
+Edge = tuple[str, str]  # target ("id:<id>", "title:<folded>" or, for kind "self", a name of this memory), kind
 
 
 @functools.lru_cache(maxsize=1 << 16)  # keywords, actors and names repeat across a vault's memories
@@ -64,7 +58,7 @@ def mentions(item: MemoryItem) -> list[Mention]:
     def add(name: str, source: str) -> None:
         key = fold(name)
         if key and len(key) <= 200:
-            out.setdefault((key, source), Mention(key, name.strip(), source))
+            out.setdefault((key, source), (key, name.strip(), source))
 
     for actor in item.actors:
         add(str(actor), "actor")
@@ -88,7 +82,7 @@ def edges(item: MemoryItem, rel: str | None = None) -> list[Edge]:
     found: dict[Edge, None] = {}
 
     def add(target: str, kind: str) -> None:
-        found.setdefault(Edge(target, kind), None)
+        found.setdefault((target, kind), None)
 
     add(f"id:{item.id}", "self")
     if item.title:

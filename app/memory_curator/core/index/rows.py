@@ -27,9 +27,15 @@ _JSON = json.JSONEncoder(ensure_ascii=False).encode
 _META_JSON = json.JSONEncoder(ensure_ascii=False, default=str).encode
 
 
+_UNSET = _optional_values(MemoryItem(id="", content="", title="", category="", created_at=None, updated_at=None))  # type: ignore[arg-type]
+
+
 def _meta_json(item: MemoryItem) -> str:
+    values = _optional_values(item)
+    if values == _UNSET:  # the usual file: one comparison instead of 14 (each of them skipped by the loop below)
+        return "{}"
     meta: dict[str, Any] = {}
-    for key, value in zip(_OPTIONAL, _optional_values(item), strict=True):  # one C call, not 14 getattr
+    for key, value in zip(_OPTIONAL, values, strict=True):  # one C call, not 14 getattr
         if value is None or value in ((), {}, False):
             continue
         meta[key] = format_dt(value) if isinstance(value, datetime) else value
