@@ -100,6 +100,17 @@ def test_rebuild_reads_the_files_again_and_reports_broken_ones(cli, three, vault
     assert "unreadable file context/broken.md" in cli("stats").err
 
 
+def test_an_open_that_leaves_a_new_index_empty_for_the_rebuild(three, vault_dir):
+    """The CLI's rebuild opens without filling a missing index: it reads every file once, in the rebuild."""
+    from memory_curator.core.service import MemoryService  # noqa: PLC0415
+
+    (vault_dir / "index.db").unlink()
+    with MemoryService.open(vault_dir, embedder="none", sync=False, fill=False) as svc:
+        assert svc.count() == 0
+        assert svc.rebuild_index(embed=False).added == 3
+        assert svc.count() == 3
+
+
 def test_reindex_without_an_embedder_is_exit_3(cli, three):
     r = cli("reindex")
     assert r.code == 3 and "No embedder is configured" in r.err

@@ -25,6 +25,24 @@ def test_deleting_the_index_rebuilds_it(vault_dir, config):
         assert [r.memory.id for r in svc.search("topic3", mode="keyword")] == [saved[3].id]
 
 
+def test_a_new_index_left_empty_is_filled_by_the_first_sync(vault_dir, config):
+    """The app opens without filling a new index (a vault cloned with git has none): its opening sync, with
+    progress, loads every file; a memory another process saved meanwhile is neither lost nor doubled."""
+    with MemoryService.open(vault_dir, embedder="none", config=config) as svc:
+        saved = _fill(svc, 4)
+    for p in vault_dir.glob("index.db*"):
+        p.unlink()
+    with MemoryService.open(vault_dir, embedder="none", config=config, sync=False, fill=False) as svc:
+        assert svc.count() == 0
+        with MemoryService.open(vault_dir, embedder="none", config=config, sync=False) as other:
+            late = other.save("saved by another process before the first sync", category="decisions")
+        steps = []
+        report = svc.sync(progress=lambda done, total, _m="": steps.append((done, total)))
+        assert svc.count() == 5 and report.added == 4 and steps and steps[-1][0] == steps[-1][1]
+        assert {m.id for m in svc.list_memories(limit=10)} == {m.id for m in saved} | {late.id}
+        assert svc.sync().changed == 0
+
+
 def test_corrupt_index_is_set_aside_and_rebuilt(vault_dir, config):
     with MemoryService.open(vault_dir, embedder="none", config=config) as svc:
         _fill(svc, 3)

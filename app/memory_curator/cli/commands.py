@@ -270,7 +270,9 @@ def cmd_stats(args, vault, config):
 
 @command("rebuild", "rebuild the index from the markdown files")
 def cmd_rebuild(args, vault, config):
-    with open_service(args, vault, config) as svc:
+    # No opening sync: it would read every file before the rebuild reads them all again (a missing index was
+    # filled twice: at 1,000,000 files minutes without a progress bar, then the rebuild's).
+    with open_service(args, vault, config, sync=False) as svc:
         bar = output.ProgressPrinter("rebuilding")
         report = svc.rebuild_index(progress=bar)
         bar.finish()

@@ -49,12 +49,14 @@ def register_all(sub: argparse._SubParsersAction) -> None:
             configure(p)
 
 
-def open_service(args: argparse.Namespace, vault: Path, config: MemoryConfig, *, watch: bool = False) -> MemoryService:
+def open_service(args: argparse.Namespace, vault: Path, config: MemoryConfig, *, watch: bool = False,
+                 sync: bool = True) -> MemoryService:
     """The vault named on the command line, with the embedder chosen by ``--embedder``. The process exits after
     the command, so closing waits (up to the Ollama timeout) for what it wrote to be embedded. ``watch``: a
-    server, which polls: file events start before the opening sync (MemoryService.open)."""
+    server, which polls: file events start before the opening sync (MemoryService.open). ``sync`` False: no
+    opening sync, and a new index is left empty (a command that reads every file itself)."""
     config = replace(config, embed_close_wait_s=max(config.embed_close_wait_s, config.ollama_timeout_s))
-    return MemoryService.open(vault, embedder=args.embedder, config=config, watch=watch)
+    return MemoryService.open(vault, embedder=args.embedder, config=config, watch=watch, sync=sync, fill=sync)
 
 
 @contextmanager

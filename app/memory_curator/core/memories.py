@@ -125,6 +125,9 @@ class Memories:
         one: an open's, the app's after it opens (with progress), a poll's."""
         with self.write_lock.hold():
             self.vault.recover()  # batches a kill cut short: finished if they were committed, else dropped
+            # ``fresh`` (a new index: load in bulk) only while it is still empty: another process may have
+            # written to it since it was created.
+            fresh = fresh and self.store.count() == 0
             report = indexing.sync(self.store, self.vault, tracker, fresh=fresh)
             self.vault.remove_leftovers()  # temp files of writes killed midway, seen by that sync's scan
             if report.added or not self._scored_all:  # files from other programs; vaults from before scores

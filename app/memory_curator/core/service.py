@@ -64,9 +64,9 @@ class MemoryService:
 
     @classmethod
     def open(cls, vault_dir: str | Path, embedder: str | Embedder = "auto", config: MemoryConfig | None = None,
-             *, sync: bool = True, background: bool = True, watch: bool = False) -> MemoryService:
-        """Open (or create) a vault: the index created, migrated or rebuilt, then synced; embedding follows.
-        ``watch``: file events from before that sync, which then counts as the polls' first scan (a server)."""
+             *, sync: bool = True, fill: bool = True, background: bool = True, watch: bool = False) -> MemoryService:
+        """Open (or create) a vault: the index created, migrated or rebuilt, then synced (``fill`` False: a new index
+        waits for the caller's sync or rebuild). ``watch``: file events from before that sync, the polls' first."""
         config = config or MemoryConfig()
         vault = Vault(Path(vault_dir))
         vault.ensure()
@@ -80,9 +80,9 @@ class MemoryService:
         svc = cls(vault, store, chosen, config, settings, background=background)
         if watch:
             svc.start_watching()
-        if rebuilt or sync:
-            with svc._changes.full_scan():
-                svc.syncing.last_sync = svc.conflicts.settled(svc.memories.sync_all(fresh=rebuilt))
+        svc.syncing.fresh = rebuilt  # a new or recovered index: its first sync reads every file in bulk
+        if sync or (rebuilt and fill):
+            svc.syncing.sync(None)
         return svc
 
     def close(self) -> None:
@@ -356,9 +356,8 @@ class MemoryService:
                       cancel: CancelToken | None = None) -> indexing.SyncReport:
         """Drop the index rows and read every file again, then embed them unless ``embed`` is False (with the
         embedder down the rebuild still stands: the report's ``warnings`` say so and ``reindex_missing`` waits)."""
-        report = indexing.rebuild(self.store, self.vault, Tracker(0, progress, cancel))
+        report = self.syncing.rebuild(Tracker(0, progress, cancel))
         report.warnings = self.embedding.backfill(progress=progress, cancel=cancel) if embed else ()
-        self.syncing.last_sync = report
         return report
 
     def reindex_missing(self, *, progress: ProgressFn | None = None, cancel: CancelToken | None = None,

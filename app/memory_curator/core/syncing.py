@@ -22,13 +22,21 @@ class Syncing:
                  postings: PostingsUnit | None = None):
         self._memories, self._conflicts, self._embedding, self._postings = memories, conflicts, embedding, postings
         self.last_sync: indexing.SyncReport | None = None
+        self.fresh = False  # the index is empty (new, or recovered from corruption): the next sync loads in bulk
         self.monitor = ChangeMonitor(memories.store, memories.vault, self._sync_changed, watch=config.watch_files)
 
     def sync(self, tracker: Tracker | None) -> indexing.SyncReport:
         """Every file compared with its row (Memories.sync_all, which also embeds again what other programs
         edited); it counts as the poll's periodic (or first) full scan."""
+        fresh, self.fresh = self.fresh, False
         with self.monitor.full_scan():
-            self.last_sync = self._conflicts.settled(self._memories.sync_all(tracker))
+            self.last_sync = self._conflicts.settled(self._memories.sync_all(tracker, fresh=fresh))
+        return self.last_sync
+
+    def rebuild(self, tracker: Tracker | None) -> indexing.SyncReport:
+        """Every row dropped and every file read again: it stands for a new index's first sync too."""
+        self.fresh = False
+        self.last_sync = indexing.rebuild(self._memories.store, self._memories.vault, tracker)
         return self.last_sync
 
     def poll(self, tracker: Tracker | None) -> ChangeReport:

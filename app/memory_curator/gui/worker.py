@@ -144,9 +144,10 @@ def _open_service(executor: _Executor, ctx: _Context) -> MemoryService:
     engine = executor._engine
     spec = engine.spec
     try:
-        # No sync here: the window shows the index at once and asks for a sync next (with progress).
+        # No sync here: the window shows the index at once and asks for a sync next (with progress). A new index
+        # (a vault cloned with git has none) is filled by that sync too, in bulk, where the open did it unseen.
         executor.service = MemoryService.open(spec["vault"], embedder=spec["embedder"], config=spec["config"],
-                                              sync=False)
+                                              sync=False, fill=False)
         # File events from before the window's opening sync: that sync is then the polls' first full scan (at
         # 1,000,000 files a second one, ~20 s, ran at the first poll), and what changes while it runs is seen.
         executor.service.start_watching()

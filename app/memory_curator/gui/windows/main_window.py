@@ -230,7 +230,9 @@ class MainWindow(QMainWindow):
         self.inbox.set_engine(self.engine)
         # Then refreshes everything, health included; it speaks only when it found something (a brand-new vault
         # has nothing to read).
-        self.run_long("sync", "", done_message=_outside_changes)
+        opening = self.run_long("sync", "", done_message=_outside_changes)
+        # It also fills a new index (a vault cloned with git has none): the inbox read it empty at the open.
+        opening.done.connect(lambda report: self.inbox.refresh() if getattr(report, "changed", 0) else None)
         if self._switch_model_after_open is not None:
             provider, model = self._switch_model_after_open
             self._switch_model_after_open = None
