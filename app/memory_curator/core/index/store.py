@@ -22,7 +22,6 @@ from memory_curator.core.text.tokens import TEXT_COLUMNS, phrase
 from memory_curator.core.vault.codec import format_dt
 
 _TUPLES = {"actors", "supersedes", "consolidated_from"}
-AUTOCHECKPOINT = 1000  # SQLite's default: pages in the WAL past which a commit checkpoints
 
 MEMORY_COLUMNS = (
     "m.pk, m.id, m.title, m.category, m.file_path, m.salience, m.created_at, m.updated_at, m.session_id, "
@@ -92,8 +91,9 @@ class IndexStore:
     @contextmanager
     def transaction(self, *, checkpoint: bool = True) -> Iterator[None]:
         """Outermost call is a write transaction; nested calls are savepoints that roll back on their own.
-        ``checkpoint=False`` (a search's access record): the commit leaves copying the WAL into the database to
-        a thread of its own (core/index/checkpoints.py), so no search waits for it."""
+        ``checkpoint=False`` (a search's access record): a thread of its own copies the pages into the database
+        soon after (core/index/checkpoints.py), so the commit that finds the WAL past SQLite's threshold has
+        little left to copy."""
         depth = self._depth
         name = f"sp{depth}"
         self.conn.execute("BEGIN IMMEDIATE" if depth == 0 else f"SAVEPOINT {name}")
@@ -118,16 +118,8 @@ class IndexStore:
                 self.conn.execute(f"RELEASE {name}")
             raise
         self._depth -= 1
-        if depth > 0:
-            self.conn.execute(f"RELEASE {name}")
-        elif checkpoint or self._checkpointer.failed:
-            self.conn.execute("COMMIT")
-        else:
-            self.conn.execute("PRAGMA wal_autocheckpoint = 0")
-            try:
-                self.conn.execute("COMMIT")
-            finally:
-                self.conn.execute(f"PRAGMA wal_autocheckpoint = {AUTOCHECKPOINT}")
+        self.conn.execute("COMMIT" if depth == 0 else f"RELEASE {name}")
+        if depth == 0 and not checkpoint and not self._checkpointer.failed:
             self._checkpointer.committed()
 
     def _touched(self) -> None:
