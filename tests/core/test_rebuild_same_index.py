@@ -88,6 +88,9 @@ def _contents(svc: MemoryService) -> dict[str, list]:
         "edges": sorted((ids[p], t, k) for p, t, k in conn.execute("SELECT * FROM graph_edges")),
         "problems": sorted(conn.execute("SELECT file_path, reason FROM vault_problems")),
         "schema": _schema(svc),
+        # Kept by triggers in a sync, counted once at the end of a rebuild (on a connection of its own)
+        "counts": [sorted(conn.execute(f"SELECT * FROM {table}"))
+                   for table in ("keyword_counts", "label_counts", "facet_counts", "content_totals")],
     }
 
 
@@ -124,6 +127,7 @@ def test_a_rebuild_makes_the_index_a_sync_makes(vault_dir, config, monkeypatch, 
     assert {m[3] for m in synced["mentions"]} == {"actor", "wikilink", "keyword", "name"}
     assert any(w == "東京" for _, w, _, _ in synced["full text"])
     assert any(k == "wikilink" for _, _, k in synced["edges"])
+    assert all(synced["counts"])  # keywords, labels, categories and sessions, characters
 
 
 def test_a_cancelled_rebuild_leaves_every_index_of_the_schema(vault_dir, config):
