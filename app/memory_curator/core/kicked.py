@@ -1,7 +1,7 @@
 """A background unit woken by kicks: one daemon thread, started by the first kick, that serves them in turn.
 
-Two units work this way: the embedding backfill (core/embed/background.py) and the keyword postings' build
-(core/index/postings_unit.py). Writes, syncs and polls kick them many times a second at worst; each kick only
+Three units work this way: the embedding backfill (core/embed/background.py), the keyword postings' build
+(core/index/postings_unit.py) and the WAL's checkpoints after searches (core/index/checkpoints.py). Writes, syncs and polls kick them many times a second at worst; each kick only
 counts, and one serve answers every kick counted before it began, so a burst of kicks costs one run. A process
 that never kicks (a one-shot CLI command) never starts the thread.
 """

@@ -14,25 +14,23 @@ SQLite's own checkpoint off the WAL grew by 6 MB every 50 searches (47.5 MB afte
 from __future__ import annotations
 
 import logging
-import threading
 import time
 from pathlib import Path
 
 from memory_curator.core.index.db import connect
+from memory_curator.core.kicked import Kicked
 
 log = logging.getLogger(__name__)
 
 GAP_S = 0.1  # searches every 10-20 ms: a checkpoint copies 5-10 records' pages (~200), the threshold's commit the rest
 
 
-class Checkpointer:
+class Checkpointer(Kicked):
     """A daemon thread, started at the first ``committed``, that checkpoints ``path`` passively after commits."""
 
     def __init__(self, path: Path | str, gap_s: float = GAP_S):
+        super().__init__("memory-curator-checkpoint")
         self._path, self._gap_s = str(path), gap_s
-        self._cond = threading.Condition()
-        self._asked = self._closing = False
-        self._thread: threading.Thread | None = None
         self.done = 0  # checkpoints run (tests read it)
         # The thread could not open its connection (or the database has no WAL): nothing is copied ahead.
         self.failed = self._path == ":memory:"
@@ -40,32 +38,23 @@ class Checkpointer:
     def committed(self) -> None:
         """A commit that left its pages in the WAL: checkpoint them soon, on the thread."""
         with self._cond:
-            if self._closing or self._asked:  # already asked: waking the thread again would only cost the GIL
+            if self._asked > self._served and self._thread is not None and not self._closing:
+                self._asked += 1  # counted, not woken: the thread serves it after its gap (a wake-up costs the GIL)
                 return
-            self._asked = True
-            if self._thread is None:
-                self._thread = threading.Thread(target=self._loop, name="memory-curator-checkpoint", daemon=True)
-                self._thread.start()
-            self._cond.notify()
+        self.kick()
 
     def close(self, timeout: float = 2.0) -> None:
         """Stop the thread (a checkpoint under way ends first)."""
-        with self._cond:
-            self._closing = True
-            self._cond.notify()
-            thread = self._thread
-        if thread is not None:
-            thread.join(timeout)
+        super().close(timeout)
 
-    def _next(self, last: float) -> bool:
-        """Wait for a commit, then for the gap since the last checkpoint; False when closing."""
+    def _next(self, last: float) -> int | None:
+        """Wait for a commit, then for the gap since the last checkpoint: the kicks it serves, or None to end."""
         with self._cond:
-            while not self._asked and not self._closing:
+            while self._served >= self._asked and not self._closing:
                 self._cond.wait()
             while not self._closing and (wait := last + self._gap_s - time.monotonic()) > 0:
                 self._cond.wait(wait)
-            self._asked = False  # commits from here on ask for the next checkpoint
-            return not self._closing
+            return None if self._closing else self._asked  # commits from here on ask for the next checkpoint
 
     def _loop(self) -> None:
         try:
@@ -76,12 +65,14 @@ class Checkpointer:
             return
         last = time.monotonic()  # the first checkpoint waits the gap too: the commits meanwhile join it
         try:
-            while self._next(last):
+            while (serving := self._next(last)) is not None:
                 try:
                     conn.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchall()
                 except Exception:  # noqa: BLE001 - a full or failing disk: the next commits say so to the user
                     log.warning("Checkpointing the index failed", exc_info=True)
                 last = time.monotonic()
                 self.done += 1
+                with self._cond:
+                    self._served = serving
         finally:
             conn.close()
