@@ -167,6 +167,9 @@ def test_every_write_fails_whole_and_clearly_then_works_again(disk, config, loca
     try:
         ms = [svc.save(f"memory {i} about the garden and the sea", category="context") for i in range(6)]
         svc.save("a summary's folder exists too", category="summaries")
+        # The background unit's connection opens its WAL at its first read: done before the fault, or that file,
+        # opened through the read-only bind mount, keeps the mount busy (umount failed on a loaded CI machine).
+        assert svc.embedding.wait(60)
         args = [*ms, outside]
         before, count = _snapshot(vault), svc.count()
         names = FULL_DISK_WRITES if fault == "full" else list(WRITES)
