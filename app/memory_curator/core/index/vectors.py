@@ -84,10 +84,6 @@ def normalized(vec: Sequence[float] | np.ndarray, dim: int) -> np.ndarray:
     return arr / norm if norm > 0 else arr
 
 
-def to_blob(vec: Sequence[float] | np.ndarray, dim: int) -> bytes:
-    return normalized(vec, dim).astype(np.float32).tobytes()
-
-
 class _Warming:
     """The codes loaded on a thread of their own, through a connection of its own, in one read transaction:
     with the journal's last entry and the epoch they reflect, so that the connection that takes them catches
