@@ -15,3 +15,22 @@ def test_none_is_bound_as_null_through_the_adapter_registry(tmp_path):
     assert conn.execute("SELECT typeof(a), typeof(b) FROM t ORDER BY rowid").fetchall() == [("null", "integer"), ("null", "null")]
     assert conn.execute("SELECT count(*) FROM t WHERE a IS NULL").fetchone() == (2,)
     conn.close()
+
+
+def test_a_small_index_is_mapped_whole_and_a_large_one_only_in_part(tmp_path):
+    """A connection maps the whole file while it is at most MMAP_WHOLE_MAX (room to grow included); past that only
+    MMAP_BYTES, so a 1,000,000-memory index does not put gigabytes of mapped pages into the app's memory."""
+    small = tmp_path / "small.db"
+    conn = db.connect(small)
+    conn.execute("CREATE TABLE t (a)")
+    assert conn.execute("PRAGMA mmap_size").fetchone()[0] == db.MMAP_WHOLE_MAX
+    conn.close()
+    large = tmp_path / "large.db"
+    with db.sqlite.connect(str(large)) as plain:
+        plain.execute("CREATE TABLE t (a)")
+    with open(large, "r+b") as f:
+        f.truncate(db.MMAP_WHOLE_MAX + 4096)  # sparse: no disk space used
+    conn = db.connect(large)
+    assert conn.execute("PRAGMA mmap_size").fetchone()[0] == db.MMAP_BYTES
+    conn.close()
+    assert db.mmap_size(tmp_path / "not-there-yet.db") == db.MMAP_WHOLE_MAX
