@@ -1,14 +1,20 @@
 """A background unit woken by kicks: one daemon thread, started by the first kick, that serves them in turn.
 
-Three units work this way: the embedding backfill (core/embed/background.py), the keyword postings' build
-(core/index/postings_unit.py) and the WAL's checkpoints after searches (core/index/checkpoints.py). Writes, syncs and polls kick them many times a second at worst; each kick only
+Four units work this way: the embedding backfill (core/embed/background.py), the keyword postings' build
+(core/index/postings_unit.py), the unreadable shares' fill (core/index/unreadable.py) and the WAL's checkpoints
+after searches (core/index/checkpoints.py). Writes, syncs and polls kick them many times a second at worst; each kick only
 counts, and one serve answers every kick counted before it began, so a burst of kicks costs one run. A process
 that never kicks (a one-shot CLI command) never starts the thread.
 """
 
 from __future__ import annotations
 
+import logging
 import threading
+import time
+from typing import Any
+
+log = logging.getLogger(__name__)
 
 
 class Kicked:
@@ -48,3 +54,103 @@ class Kicked:
 
     def _loop(self) -> None:
         raise NotImplementedError
+
+
+class Closing(Exception):
+    """A step found its unit closing."""
+
+
+class SteppedUnit(Kicked):
+    """A unit that serves kicks in short write steps on a database connection of its own (the keyword postings'
+    build, the unreadable shares' fill). ``_serve`` runs the steps, calling ``_pause`` after each so the writers
+    of every process get the lock; a close interrupts the statement running (its transaction rolls back).
+    After a failure (a read-only vault, a full disk) the kicks of the next ``retry_s`` only count."""
+
+    WHAT = "the unit's work"  # for the log: "Building ... failed"
+
+    def __init__(self, thread_name: str, pause_s: float, retry_s: float):
+        super().__init__(thread_name)
+        self._pause_s, self._retry_s = pause_s, retry_s
+        self._conn: Any = None
+        self.ended = False  # the thread has finished: closed, no connection, or nothing will be left to do
+
+    def wait_idle(self, timeout: float) -> bool:
+        """Wait until every kick so far has been served (a test's, a benchmark's view); True if so."""
+        deadline = time.monotonic() + timeout
+        with self._cond:
+            target = self._asked
+            while self._served < target and not self.ended:
+                if (left := deadline - time.monotonic()) <= 0:
+                    return False
+                self._cond.wait(min(0.1, left))
+            return True
+
+    def close(self, timeout: float = 2.0) -> None:
+        """Stop at the next step (a statement running is interrupted; its transaction rolls back)."""
+        super().close(timeout)
+
+    def _stop(self) -> None:
+        if self._conn is not None:
+            self._conn.interrupt()
+
+    def _open(self) -> Any:
+        """The thread's connection."""
+        raise NotImplementedError
+
+    def _serve(self, conn: Any) -> bool:
+        """Serve the kicks counted so far; True when nothing will ever be left to do (the thread ends)."""
+        raise NotImplementedError
+
+    def _check(self) -> None:
+        with self._cond:
+            if self._closing:
+                raise Closing
+
+    def _pause(self, since: float) -> None:
+        """After a write step begun at ``since``: as long again (at least ``pause_s``) with the lock free."""
+        until = time.monotonic() + max(self._pause_s, time.monotonic() - since)
+        with self._cond:
+            while not self._closing and time.monotonic() < until:
+                self._cond.wait(until - time.monotonic())
+        self._check()
+
+    def _loop(self) -> None:
+        try:
+            conn = self._open()
+        except Exception:  # noqa: BLE001 - the work waits for the next process; logged once
+            log.warning("%s: the index could not be opened", self.WHAT, exc_info=True)
+            self._end()
+            return
+        with self._cond:
+            self._conn = conn
+        failed_at: float | None = None
+        finished = False
+        try:
+            while not finished:
+                with self._cond:
+                    while self._served >= self._asked and not self._closing:
+                        self._cond.wait()
+                    if self._closing:
+                        break
+                    serving = self._asked
+                try:
+                    if failed_at is None or time.monotonic() - failed_at >= self._retry_s:
+                        finished, failed_at = self._serve(conn), None
+                except Closing:
+                    break
+                except Exception:  # noqa: BLE001 - a later kick tries again
+                    if self._closing:
+                        break
+                    failed_at = time.monotonic()
+                    log.warning("%s failed; trying again in %g s", self.WHAT, self._retry_s, exc_info=True)
+                with self._cond:
+                    self._served = serving
+                    self._cond.notify_all()
+        finally:
+            self._end()
+            conn.close()
+
+    def _end(self) -> None:
+        with self._cond:
+            self._conn, self.ended = None, True
+            self._cond.notify_all()

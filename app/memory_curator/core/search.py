@@ -226,19 +226,11 @@ def semantic_weight_for(query: str, embedder: Embedder | None, keyword_weight: f
 
 
 def unreadable_shares(store: IndexStore, pks: Sequence[int], embedder: Embedder | None) -> dict[int, float]:
-    """How far each memory's semantic rank is noise, 0..1, for an English-only model: 0 while at most half of
-    its embedded text is CJK (the model reads the rest), rising to 1 for text all in CJK. Measured on
-    manpages-ja with English queries (bench/eval_ja_manpages.py), this beat both full trust and doubling."""
+    """How far each memory's semantic rank is noise for an English-only model, 0..1 (tokens.unreadable), for
+    the memories above 0: kept with each row (core/index/unreadable.py), so English text costs no row read."""
     if embedder is None or embedder.multilingual or not pks:
         return {}
-    out = {}
-    # Only the embedded text is needed, not whole items; most text has no CJK at all (one regex search).
-    for pk, text in search_rows.embedded_texts(store, pks):
-        if tokens.has_cjk(text):
-            u = max(0.0, 2 * tokens.cjk_share(text) - 1.0)
-            if u > 0:
-                out[pk] = u
-    return out
+    return search_rows.unreadable_shares(store, pks)
 
 
 def best_snippet(content: str, terms: Sequence[str], size: int = 120, overlap: int = 20) -> str:

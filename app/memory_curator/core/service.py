@@ -58,7 +58,7 @@ class MemoryService:
         self.conflicts = Conflicts(self.memories)  # sync conflicts: listed, merged when no person is needed, resolved
         self.counts = stats.Counts(store, vault)  # what the window shows often, cheap at 1,000,000 (stats() is not)
         self.postings = postings_unit.PostingsUnit.of(vault.index_path, vault.state_dir, config) if background else None
-        self.syncing = Syncing(self.memories, self.conflicts, self.embedding, config, self.postings)
+        self.syncing = Syncing(self.memories, self.conflicts, self.embedding, config, self.postings, background)
         self._changes = self.syncing.monitor
         self.start_watching = self._changes.start_watching  # file events before the first poll (the app's opening)
 
@@ -91,7 +91,7 @@ class MemoryService:
         except StorageError as exc:
             log.warning("Could not commit the last changes to the vault's git history: %s", exc)
         self.embedding.close(self.config.embed_close_wait_s)
-        self._changes.close()
+        self.syncing.close()
         if self.postings is not None:
             self.postings.close()
         self.store.close()

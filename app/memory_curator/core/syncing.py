@@ -13,14 +13,17 @@ from memory_curator.core.config import MemoryConfig
 from memory_curator.core.conflicts.unit import Conflicts
 from memory_curator.core.embedding import Embedding
 from memory_curator.core.index.postings_unit import PostingsUnit
+from memory_curator.core.index.unreadable import UnreadableFill
 from memory_curator.core.memories import Memories
 from memory_curator.core.progress import Tracker
 
 
 class Syncing:
     def __init__(self, memories: Memories, conflicts: Conflicts, embedding: Embedding, config: MemoryConfig,
-                 postings: PostingsUnit | None = None):
+                 postings: PostingsUnit | None = None, background: bool = False):
         self._memories, self._conflicts, self._embedding, self._postings = memories, conflicts, embedding, postings
+        # The rows of an index older than their unreadable share filled in (core/index/unreadable.py).
+        self.fill = UnreadableFill(memories.vault.index_path) if background else None
         self.last_sync: indexing.SyncReport | None = None
         self.fresh = False  # the index is empty (new, or recovered from corruption): the next sync loads in bulk
         self.monitor = ChangeMonitor(memories.store, memories.vault, self._sync_changed, watch=config.watch_files)
@@ -45,8 +48,15 @@ class Syncing:
             self._embedding.kick_if_missing()
         if self._postings is not None:  # the keyword postings: built, or folded back, when they need it
             self._postings.kick()
+        if self.fill is not None:
+            self.fill.kick()
         self._memories.commit_history()
         return report
+
+    def close(self) -> None:
+        self.monitor.close()
+        if self.fill is not None:
+            self.fill.close()
 
     def _sync_changed(self, tracker: Tracker | None) -> int | None:
         memories = self._memories

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import json
 
+from memory_curator.core.index import unreadable
 from memory_curator.core.index.db import Connection, OperationalError
 from memory_curator.core.index.migrations import CONTENT_CHARS, FACET_COUNTS, KEYWORD_COUNTS, LABEL_COUNTS
 
@@ -36,12 +37,13 @@ AUTOMERGE = 4  # FTS5's default
 
 
 def drop_indexes(conn: Connection) -> None:
-    """Drop the secondary indexes of TABLES, keeping their statements. Call in a transaction."""
+    """Drop the secondary indexes of TABLES, keeping their statements. Call in a transaction. The unreadable
+    shares' index stays: it holds only rows above 0 (CJK text), a test per row, where making it reads the table."""
     marks = ", ".join("?" * len(TABLES))
     counting = " OR ".join(f"name LIKE '{prefix}%'" for prefix in COUNTING)
     found = conn.execute(f"SELECT name, sql FROM sqlite_master WHERE ((type = 'index' AND sql IS NOT NULL "
-                         f"AND tbl_name IN ({marks})) OR (type = 'trigger' AND ({counting}))) ORDER BY name",
-                         TABLES).fetchall()
+                         f"AND tbl_name IN ({marks}) AND name <> ?) OR (type = 'trigger' AND ({counting}))) "
+                         "ORDER BY name", (*TABLES, unreadable.INDEX)).fetchall()
     kept = conn.execute("SELECT value FROM meta WHERE key = ?", (KEY,)).fetchone()
     statements = dict(json.loads(kept[0])) if kept else {}  # dropped by a load that did not finish
     statements.update(found)

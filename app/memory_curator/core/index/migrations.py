@@ -10,7 +10,7 @@ import json
 from collections.abc import Callable
 
 from memory_curator.core.errors import IndexTooNew
-from memory_curator.core.index import postings
+from memory_curator.core.index import postings, unreadable
 from memory_curator.core.index.db import Connection, complete_statement
 from memory_curator.core.text.tokens import fts_row, index_text
 
@@ -371,6 +371,13 @@ def m016_session_filters_index(conn: Connection) -> None:
         """)
 
 
+def m017_unreadable_share(conn: Connection) -> None:
+    """Each memory's unreadable share kept with its row (core/index/unreadable.py): hybrid search with an
+    English-only model read every fusion member's text for it. Only the column is added here: no row is
+    rewritten or read (the rows so far are NULL, filled in the background)."""
+    unreadable.add_column(conn)
+
+
 MIGRATIONS: list[tuple[int, str, Callable[[Connection], None]]] = [
     (1, "initial", m001_initial),
     (2, "lifecycle", m002_lifecycle),
@@ -388,6 +395,7 @@ MIGRATIONS: list[tuple[int, str, Callable[[Connection], None]]] = [
     (14, "fts_postings", m014_fts_postings),
     (15, "fts_postings_steps", m015_fts_postings_steps),
     (16, "session_filters_index", m016_session_filters_index),
+    (17, "unreadable_share", m017_unreadable_share),
 ]
 
 

@@ -15,7 +15,6 @@ Long-running processes kick it (their polls: the app's writer, the servers); a c
 
 from __future__ import annotations
 
-import logging
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -27,9 +26,7 @@ from filelock import FileLock, Timeout
 from memory_curator.core.config import MemoryConfig
 from memory_curator.core.index import postings
 from memory_curator.core.index.db import Connection, connect
-from memory_curator.core.kicked import Kicked
-
-log = logging.getLogger(__name__)
+from memory_curator.core.kicked import SteppedUnit
 
 LOCK_NAME = "keyword-postings.lock"
 STEP_S = 0.05  # a write transaction's budget (the words read before it are written in one)
@@ -59,19 +56,15 @@ def _transaction(conn: Connection, write: bool) -> Iterator[None]:
     conn.execute("COMMIT")
 
 
-class _Closing(Exception):
-    pass
+class PostingsUnit(SteppedUnit):
+    WHAT = "Building the keyword postings"  # searches answer from FTS5 meanwhile
 
-
-class PostingsUnit(Kicked):
     def __init__(self, index_path: Path, state_dir: Path, *, min_rows: int = postings.MIN_ROWS,
                  common: int = postings.COMMON, fold_at: int = postings.FOLD_AT, pause_s: float = STEP_S,
                  retry_s: float = RETRY_S):
         self._path, self._lock_path = index_path, Path(state_dir) / LOCK_NAME
-        self._retry_s = retry_s
-        self._min_rows, self._common, self._fold_at, self._pause_s = min_rows, common, fold_at, pause_s
-        super().__init__("memory-curator-postings")
-        self._conn: Connection | None = None
+        self._min_rows, self._common, self._fold_at = min_rows, common, fold_at
+        super().__init__("memory-curator-postings", pause_s, retry_s)
         self._progress = PostingsProgress(IDLE)
 
     @classmethod
@@ -82,27 +75,7 @@ class PostingsUnit(Kicked):
     @property
     def progress(self) -> PostingsProgress:
         with self._cond:
-            return self._progress
-
-    def wait_idle(self, timeout: float) -> bool:
-        """Wait until every kick so far has been served (a test's, a benchmark's view); True if so."""
-        deadline = time.monotonic() + timeout
-        with self._cond:
-            target = self._asked
-            while self._served < target and self._progress.state != CLOSED:
-                left = deadline - time.monotonic()
-                if left <= 0:
-                    return False
-                self._cond.wait(min(0.1, left))
-            return True
-
-    def close(self, timeout: float = 2.0) -> None:
-        """Stop at the next step (a statement running is interrupted; its transaction rolls back)."""
-        super().close(timeout)
-
-    def _stop(self) -> None:
-        if self._conn is not None:
-            self._conn.interrupt()
+            return PostingsProgress(CLOSED) if self.ended else self._progress
 
     # -- the thread -----------------------------------------------------------------------------------
 
@@ -111,74 +84,27 @@ class PostingsUnit(Kicked):
             self._progress = PostingsProgress(state, done, total)
             self._cond.notify_all()
 
-    def _check(self) -> None:
-        with self._cond:
-            if self._closing:
-                raise _Closing
+    def _open(self) -> Connection:
+        return connect(self._path)
 
-    def _loop(self) -> None:
+    def _serve(self, conn: Connection) -> bool:
         try:
-            conn = connect(self._path)
-        except Exception:  # noqa: BLE001 - the searches answer from FTS5 as before; logged once
-            log.warning("The keyword postings unit could not open the index", exc_info=True)
-            self._set(CLOSED)
-            return
-        with self._cond:
-            self._conn = conn
-        failed_at: float | None = None
-        try:
-            while True:
-                with self._cond:
-                    while self._served >= self._asked and not self._closing:
-                        self._cond.wait()
-                    if self._closing:
-                        break
-                    serving = self._asked
-                try:
-                    if failed_at is None or time.monotonic() - failed_at >= self._retry_s:
-                        self._serve(conn)
-                        failed_at = None
-                except _Closing:
-                    break
-                except Exception:  # noqa: BLE001 - a later kick tries again; searches are exact meanwhile
-                    if self._closing:
-                        break
-                    failed_at = time.monotonic()
-                    log.warning("Building the keyword postings failed; trying again in %g s", self._retry_s,
-                                exc_info=True)
-                with self._cond:
-                    self._served = serving
-                    self._progress = PostingsProgress(IDLE)
-                    self._cond.notify_all()
+            with _transaction(conn, write=False):
+                need = postings.pending(conn, min_rows=self._min_rows, fold_at=self._fold_at)
+            if need is None:
+                return False
+            lock = FileLock(self._lock_path, mode=0o644, thread_local=False)
+            try:
+                lock.acquire(blocking=False)
+            except Timeout:
+                return False  # another process builds; a later kick looks again
+            try:
+                self._build(conn) if need == "build" else self._fold(conn)
+            finally:
+                lock.release()
+            return False  # writes to come will need folding back
         finally:
-            with self._cond:
-                self._conn = None
-                self._progress = PostingsProgress(CLOSED)
-                self._cond.notify_all()
-            conn.close()
-
-    def _serve(self, conn: Connection) -> None:
-        with _transaction(conn, write=False):
-            need = postings.pending(conn, min_rows=self._min_rows, fold_at=self._fold_at)
-        if need is None:
-            return
-        lock = FileLock(self._lock_path, mode=0o644, thread_local=False)
-        try:
-            lock.acquire(blocking=False)
-        except Timeout:
-            return  # another process builds; a later kick looks again
-        try:
-            self._build(conn) if need == "build" else self._fold(conn)
-        finally:
-            lock.release()
-
-    def _pause(self, since: float) -> None:
-        """After a write transaction: as long again (at least ``pause_s``) with the lock free."""
-        until = time.monotonic() + max(self._pause_s, time.monotonic() - since)
-        with self._cond:
-            while not self._closing and time.monotonic() < until:
-                self._cond.wait(until - time.monotonic())
-        self._check()
+            self._set(IDLE)
 
     def _build(self, conn: Connection) -> None:
         with _transaction(conn, write=True):

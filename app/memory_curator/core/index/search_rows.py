@@ -1,5 +1,5 @@
 """The rows that search, dedup and grouping rank: full-text top rows, the chunks of nearest vectors that pass
-the filters, memories by tag, the texts for the language check, and a memory's mean vector."""
+the filters, memories by tag, the unreadable shares, and a memory's mean vector."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ from collections.abc import Iterable, Sequence
 
 import numpy as np
 
+from memory_curator.core.index import unreadable
 from memory_curator.core.index.filters import Filters
 from memory_curator.core.index.store import IndexStore
 from memory_curator.core.index.vectors import TABLE
@@ -47,13 +48,9 @@ def chunks_passing(store: IndexStore, chunk_ids: Sequence[int], filters: Filters
     return allowed
 
 
-def embedded_texts(store: IndexStore, pks: Sequence[int], chars: int = 2000) -> Iterable[tuple[int, str]]:
-    """(pk, the start of the text its vectors come from: the summary when there is one, else the content)."""
-    marks = ",".join("?" * len(pks))
-    return store.conn.execute(
-        f"SELECT pk, substr(coalesce(json_extract(meta_json, '$.summary'), content), 1, {int(chars)}) "
-        f"FROM memories WHERE pk IN ({marks})", list(pks),
-    )
+def unreadable_shares(store: IndexStore, pks: Sequence[int]) -> dict[int, float]:
+    """pk -> unreadable share of the memories among ``pks`` above 0 (core/index/unreadable.py)."""
+    return unreadable.shares(store.conn, pks)
 
 
 def tagged_ids(store: IndexStore, expr: str, filters: Filters, limit: int) -> list[str]:

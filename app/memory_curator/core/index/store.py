@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from memory_curator.core.errors import MemoryNotFoundError
-from memory_curator.core.index import bulk, graph, migrations, postings
+from memory_curator.core.index import bulk, graph, migrations, postings, unreadable
 from memory_curator.core.index.checkpoints import GAP_S, Checkpointer
 from memory_curator.core.index.db import Connection, connect
 from memory_curator.core.index.rows import MemoryRow, memory_row
@@ -40,7 +40,7 @@ def parse_dt(value: str | None) -> datetime | None:
 
 _MEMORY_COLUMNS = (
     "title, category, file_path, salience, created_at, updated_at, session_id, source, keywords, content, "
-    "meta_json, file_mtime_ns, file_size, superseded_by, expires_at, scope, memory_type, pinned"
+    "meta_json, file_mtime_ns, file_size, superseded_by, expires_at, scope, memory_type, pinned, unreadable"
 )
 _INSERT_MEMORY = f"INSERT INTO memories ({_MEMORY_COLUMNS}, id) VALUES ({', '.join('?' * (_MEMORY_COLUMNS.count(',') + 2))})"
 _INSERT_MEMORY_PK = f"INSERT INTO memories (pk, {_MEMORY_COLUMNS}, id) VALUES ({', '.join('?' * (_MEMORY_COLUMNS.count(',') + 3))})"
@@ -234,6 +234,7 @@ class IndexStore:
         self.conn.execute("INSERT INTO memories_fts (memories_fts) VALUES ('delete-all')")
         postings.clear(self.conn)
         self.conn.execute("DELETE FROM memories")
+        unreadable.all_known(self.conn)  # the rows to come bring theirs
         self._touched()
         self.conn.execute("DELETE FROM vault_problems")
         self.vectors.clear()

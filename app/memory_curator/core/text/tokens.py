@@ -43,6 +43,24 @@ def cjk_share(text: str) -> float:
     return sum(len(r) for r in _CJK.findall(text)) / letters
 
 
+EMBEDDED_CHARS = 2000  # how much of the embedded text ``unreadable`` reads
+
+
+def embedded_text(content: str, summary: str | None) -> str:
+    """The start of the text a memory's vectors come from: the summary when there is one, else the content."""
+    return (content if summary is None else summary)[:EMBEDDED_CHARS]
+
+
+def unreadable(text: str) -> float:
+    """How far an English-only model's vector of ``text`` is noise, 0..1: 0 while at most half of its word
+    characters are CJK (the model reads the rest), rising to 1 for text all in CJK. Measured on manpages-ja
+    with English queries (bench/eval_ja_manpages.py), this beat both full trust and doubling. Kept with each
+    memory's row (core/index/rows.py), read by hybrid search (search.unreadable_shares)."""
+    if not has_cjk(text):  # most text: one C scan
+        return 0.0
+    return max(0.0, 2 * cjk_share(text) - 1.0)
+
+
 def index_text(text: str) -> str:
     """Text as the FTS5 index stores it: CJK runs split into space-separated words."""
     if not has_cjk(text):

@@ -1,0 +1,135 @@
+"""Each memory's unreadable share (core/text/tokens.unreadable) kept with its row, and the background fill of
+the rows an index made before migration 17 has.
+
+Hybrid search with an English-only model lowers the semantic rank of a memory whose embedded text is mostly
+CJK. It read that text for every fusion member (~330 rows at 1,000,000 memories, most of them pages no other
+step reads: p50 2.7 / p95 6.8 ms of a hybrid search there) to find the few it concerns. The share is now
+written with the row (core/index/rows.py), and a partial index holds the rows above 0, so a search reads a
+few index pages and no row at all (1,000,000 memories, old/new alternating, load 6.5-7.7: p50 5.26 -> 0.21 ms,
+p95 11.0 -> 0.59 ms; the hybrid search 0.94 x per query; the same results).
+
+Rows written before the column existed are NULL. ``KEY`` in meta is where the fill stands: a NULL row at or
+below it was read and is 0 (only rows above 0 are written, so the fill rewrites no page of English text);
+one above it is not yet known, and a search computes it from the text as before (results are the same
+either way). When the fill reaches the end it makes the index (made by the migration it read the whole
+table: 7.8 s at 1,000,000 memories, cold) and the key goes; searches then read the index alone. A new index,
+and a rebuild (every row written again), have the index and no key.
+
+The fill runs on a thread of its own (a Kicked unit, kicked by the polls like the keyword postings' unit),
+in write transactions of ``STEP_S`` with the lock left free as long after each. At 1,000,000 memories it
+reads every row once (about 3 s of a core in all), then makes the index. Processes that fill at the same
+time only repeat steps.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+from memory_curator.core.index.db import Connection, connect
+from memory_curator.core.kicked import SteppedUnit
+from memory_curator.core.text.tokens import EMBEDDED_CHARS, unreadable
+
+KEY = "unreadable_known_to"  # in meta: the pk the fill has read up to; absent: every row's value is written
+INDEX = "idx_memories_unreadable"  # the rows above 0; exists once KEY is absent (bulk loads keep it)
+_MAKE_INDEX = f"CREATE INDEX IF NOT EXISTS {INDEX} ON memories(pk, unreadable) WHERE unreadable > 0"
+# The text the vectors come from, as the store writes it (core/text/tokens.embedded_text).
+_EMBEDDED = f"substr(coalesce(json_extract(meta_json, '$.summary'), content), 1, {EMBEDDED_CHARS})"
+PART = 2000  # rows read per statement of a fill step
+STEP_S = 0.05  # a fill step's write transaction
+RETRY_S = 60.0  # after a failure (a read-only vault, a full disk) the kicks wait this long
+
+
+def add_column(conn: Connection) -> None:
+    """Migration 17: the column, and its index where there are no rows yet; with rows, a fill to do, and the
+    index made at its end (made here it read the whole table: 7.8 s at 1,000,000 memories, cold)."""
+    conn.execute("ALTER TABLE memories ADD COLUMN unreadable REAL")
+    if conn.execute("SELECT 1 FROM memories LIMIT 1").fetchone() is None:
+        conn.execute(_MAKE_INDEX)
+    else:
+        conn.execute("INSERT INTO meta (key, value) VALUES (?, '0')", (KEY,))
+
+
+def all_known(conn: Connection) -> None:
+    """Every row's value is written (the fill reached the end, or every row is gone): the index is made
+    (without rows, at once) and searches read it alone."""
+    conn.execute(_MAKE_INDEX)
+    conn.execute("DELETE FROM meta WHERE key = ?", (KEY,))
+
+
+def shares(conn: Connection, pks: Sequence[int]) -> dict[int, float]:
+    """pk -> unreadable share of the memories among ``pks`` whose share is above 0."""
+    if not pks:
+        return {}
+    marks = ",".join("?" * len(pks))
+    known = conn.execute("SELECT value FROM meta WHERE key = ?", (KEY,)).fetchone()
+    if known is None:
+        return dict(conn.execute(
+            f"SELECT pk, unreadable FROM memories INDEXED BY {INDEX} WHERE unreadable > 0 AND pk IN ({marks})",
+            list(pks)))
+    out = {}
+    for pk, share, text in conn.execute(
+            f"SELECT pk, unreadable, CASE WHEN unreadable IS NULL AND pk > ? THEN {_EMBEDDED} END "
+            f"FROM memories WHERE pk IN ({marks})", [int(known[0]), *pks]):
+        if text is not None:
+            share = unreadable(text)
+        if share:
+            out[pk] = share
+    return out
+
+
+def pending(conn: Connection) -> bool:
+    return conn.execute("SELECT 1 FROM meta WHERE key = ?", (KEY,)).fetchone() is not None
+
+
+def fill_step(conn: Connection, budget_s: float = STEP_S) -> bool:
+    """Write the shares of the next rows not yet known, for about ``budget_s``, in a write transaction of its
+    own; False when none are left (the key is gone)."""
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        known = conn.execute("SELECT value FROM meta WHERE key = ?", (KEY,)).fetchone()
+        more = known is not None
+        if more:
+            last, until = int(known[0]), time.monotonic() + budget_s
+            while more:  # one part at least
+                rows = conn.execute(f"SELECT pk, {_EMBEDDED} FROM memories WHERE pk > ? AND unreadable IS NULL "
+                                    "ORDER BY pk LIMIT ?", (last, PART)).fetchall()
+                conn.executemany("UPDATE memories SET unreadable = ? WHERE pk = ?",
+                                 [(u, pk) for pk, text in rows if (u := unreadable(text)) > 0])
+                more = len(rows) == PART
+                last = rows[-1][0] if rows else last
+                if time.monotonic() >= until:
+                    break
+            if more:
+                conn.execute("UPDATE meta SET value = ? WHERE key = ?", (str(last), KEY))
+            else:
+                all_known(conn)  # the index read the table the fill just read: 0.5 s at 1,000,000 memories
+        conn.execute("COMMIT")
+    except BaseException:
+        if conn.in_transaction:
+            conn.execute("ROLLBACK")
+        raise
+    return more
+
+
+class UnreadableFill(SteppedUnit):
+    """The fill on a daemon thread with its own connection; the thread ends once nothing is left to fill."""
+
+    WHAT = "Filling the unreadable shares"  # searches compute the shares not yet written meanwhile
+
+    def __init__(self, index_path: Path, *, pause_s: float = STEP_S, retry_s: float = RETRY_S):
+        super().__init__("memory-curator-unreadable", pause_s, retry_s)
+        self._path = index_path
+
+    def _open(self) -> Connection:
+        return connect(self._path)
+
+    def _serve(self, conn: Connection) -> bool:
+        """Steps until no row is left, with the lock free between them as long as each held it."""
+        while True:
+            self._check()
+            since = time.monotonic()
+            if not fill_step(conn):
+                return True
+            self._pause(since)
