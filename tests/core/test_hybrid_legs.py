@@ -75,3 +75,30 @@ def test_a_forked_child_scans_on_a_worker_of_its_own():
         os._exit(0 if search._beside(lambda: 2, lambda: None) == 2 else 1)
     _, status = os.waitpid(pid, 0)
     assert os.waitstatus_to_exitcode(status) == 0
+
+
+def test_an_error_in_the_keyword_leg_beside_a_shared_scan_waits_for_the_workers_part(svc_local, monkeypatch):
+    """With the codes' scan (shared: the worker helps, the caller ends it) a failing keyword leg still leaves
+    only once the worker's part is done, and the scan's blocks stay whole: ended afterwards, it gives what a
+    scan of its own gives."""
+    svc_local.save_batch([{"content": t} for t in TOPICS * 10])
+    assert svc_local.embedding.settle(120)
+    monkeypatch.setattr(vectors, "EXACT_MAX_VALUES", 100)
+    monkeypatch.setattr(codes, "MIN_CANDIDATES", 20)
+    svc_local.store.vectors.forget()
+    query = svc_local.embedding.embedder.embed_query("database migration")
+    scan, _finish = svc_local.store.vectors.knn_split(query, 5)
+    assert isinstance(scan, codes.CodeScan)
+
+    def fail():
+        raise RuntimeError("keyword leg failed")
+
+    try:
+        search._beside(scan, fail)
+    except RuntimeError as e:
+        assert str(e) == "keyword leg failed"
+    else:
+        raise AssertionError("the keyword leg's error was lost")
+    assert search._WORKER._work_queue.empty()  # the worker's part was not left queued behind the caller
+    alone, _ = svc_local.store.vectors.knn_split(query, 5)
+    assert sorted(scan().tolist()) == sorted(alone().tolist())

@@ -190,22 +190,31 @@ def _no_work() -> None:
 
 
 def _beside(scan: Callable[[], T], work: Callable[[], object]) -> T:
-    """``scan()`` on the search worker while ``work()`` runs here; ``scan``'s result once both are done.
+    """``scan()`` while ``work()`` runs here, with the search worker; ``scan``'s result once both are done.
 
     The scan is numpy over in-memory codes and FTS5 runs in SQLite, and both release the GIL, so on two cores
-    a hybrid search takes about the longer leg instead of the sum. Once ``work()`` is done, this thread helps
-    the scan (``Scan.help``: the blocks of the sign-bit pass left unclaimed), so the pass that is most of a
-    large vault's vector leg uses both cores whenever it outlasts the keyword leg (a semantic search's from
-    the start). Only this thread touches the connection. The BLAS limit (blas.one_thread) is the process's,
-    so it holds on the worker too."""
-    future = _WORKER.submit(scan)
+    a hybrid search takes about the longer leg instead of the sum. A ``Scan`` is shared: the worker helps it
+    (``Scan.help``: blocks of the sign-bit pass and of the int8 scores, each claimed by whichever thread is
+    free) from the start, and this thread runs it once ``work()`` is done, so the pass that is most of a large
+    vault's vector leg uses both cores whenever it outlasts the keyword leg (a semantic search's from the
+    start), and the result is this thread's own: no wait for the worker to hand it back (once every block is
+    done, the worker's part touches nothing; on a loaded machine it may not even have started). Any other
+    callable runs on the worker. Only this thread touches the connection. The BLAS limit (blas.one_thread) is
+    the process's, so it holds on the worker too."""
+    if not isinstance(scan, Scan):
+        future = _WORKER.submit(scan)
+        try:
+            work()
+        finally:
+            wait([future])
+        return future.result()
+    helper = _WORKER.submit(scan.help)
     try:
         work()
-        if isinstance(scan, Scan):
-            scan.help()
-    finally:
-        wait([future])
-    return future.result()
+    except BaseException:
+        wait([helper])  # nothing of the scan runs on behind the caller
+        raise
+    return scan()
 
 
 def semantic_weight_for(query: str, embedder: Embedder | None, keyword_weight: float) -> tuple[float, str]:
