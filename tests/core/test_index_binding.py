@@ -34,3 +34,21 @@ def test_a_small_index_is_mapped_whole_and_a_large_one_only_in_part(tmp_path):
     assert conn.execute("PRAGMA mmap_size").fetchone()[0] == db.MMAP_BYTES
     conn.close()
     assert db.mmap_size(tmp_path / "not-there-yet.db") == db.MMAP_WHOLE_MAX
+
+
+def test_a_rebuild_fits_the_mapping_to_the_file_it_leaves(tmp_path):
+    """A connection opened on a small index maps up to MMAP_WHOLE_MAX; when a bulk load (a rebuild, the fill of a
+    new index) leaves the file past that, the mapping falls to MMAP_BYTES, as an open of that file would choose,
+    instead of keeping a gigabyte and a half of the file in the app's memory. (The file is made large sparsely:
+    SQLite leaves bytes past its last page alone.)"""
+    from memory_curator.core.service import MemoryService
+
+    with MemoryService.open(tmp_path / "vault", embedder="none") as svc:
+        svc.save("A note about zeppelins", title="Zeppelins")
+        conn = svc.store.conn
+        assert conn.execute("PRAGMA mmap_size").fetchone()[0] == db.MMAP_WHOLE_MAX
+        with open(svc.vault.index_path, "r+b") as f:
+            f.truncate(db.MMAP_WHOLE_MAX + 4096)
+        svc.rebuild_index(embed=False)
+        assert conn.execute("PRAGMA mmap_size").fetchone()[0] == db.MMAP_BYTES
+        assert [h.memory.title for h in svc.search("zeppelins", mode="keyword")] == ["Zeppelins"]

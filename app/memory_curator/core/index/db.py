@@ -122,6 +122,13 @@ def connect(path: Path | str) -> Connection:
     return conn
 
 
+def refit_mmap(conn: Connection) -> None:
+    """The mapped size chosen again for the file as it is now: a connection opened on a new or emptied index maps
+    up to MMAP_WHOLE_MAX, and a fill from nothing (a vault cloned without its index, a rebuild) can leave the
+    file far larger (9 GB at 1,000,000 memories), with a gigabyte and a half of it mapped into the app's memory."""
+    conn.execute(f"PRAGMA mmap_size = {mmap_size(conn.path)}")
+
+
 def mmap_size(path: Path | str) -> int:
     """How much of the index file a connection maps (see MMAP_WHOLE_MAX): the whole file, with room to grow, while
     it is small enough; a file that is not there yet (a new index) is."""

@@ -14,7 +14,7 @@ from typing import Any
 from memory_curator.core.errors import MemoryNotFoundError
 from memory_curator.core.index import bulk, graph, migrations, postings, unreadable
 from memory_curator.core.index.checkpoints import GAP_S, Checkpointer
-from memory_curator.core.index.db import Connection, connect
+from memory_curator.core.index.db import Connection, connect, refit_mmap
 from memory_curator.core.index.rows import MemoryRow, memory_row
 from memory_curator.core.index.vectors import VectorTable
 from memory_curator.core.model import MemoryItem, VaultProblem, utcnow
@@ -199,8 +199,10 @@ class IndexStore:
         bulk.drop_indexes(self.conn)
 
     def restore_indexes(self) -> None:
+        """The end of a bulk load: its secondary indexes made again, and the file's mapping fitted to its new size."""
         with self.transaction():
             bulk.restore(self.conn)
+        refit_mmap(self.conn)
 
     def delete(self, memory_id: str) -> bool:
         row = self.conn.execute("SELECT pk FROM memories WHERE id = ?", (memory_id,)).fetchone()
