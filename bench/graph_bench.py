@@ -164,7 +164,7 @@ def extraction_cost(items: list[MemoryItem]) -> None:
     t = time.perf_counter()
     for it in sample:
         extract.mentions(it)
-        extract.edges(it, "context/x.md")
+        extract.edges(it)
     only = time.perf_counter() - t
     print(f"rows for {len(sample)} memories: {len(sample) / full:.0f}/s with extraction, "
           f"{len(sample) / (full - only):.0f}/s without (extraction {only / len(sample) * 1e6:.0f} us/memory; "

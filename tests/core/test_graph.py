@@ -123,6 +123,61 @@ def test_links_from_wikilinks_supersedes_consolidation_parts_and_shared_entities
     assert {lk.target for lk in svc.graph.links(summary_id) if lk.kind == "consolidated_from"} == {visit.id, other.id}
 
 
+def _names(svc, memory_id):
+    """The file name (stem) and slug of a memory's file."""
+    stem = Path(svc.get(memory_id).file_path).stem
+    return stem, stem.split("_", 1)[1]
+
+
+def test_links_meet_a_memory_by_its_title_file_name_slug_and_id(svc):
+    home = svc.save("Gandros lives in Eldoria.", title="Home of the Wizard")
+    stem, slug = _names(svc, home.id)
+    by_file = svc.save(f"See [[{stem.upper()}]].", title="By file name")
+    by_slug = svc.save(f"See [[{slug}|the home]].", title="By slug")
+    nowhere = svc.save("See [[No such memory]].", title="Nowhere")
+    links = {(lk.source, lk.target, lk.kind) for lk in svc.graph.links(home.id)}
+    assert {(by_file.id, home.id, "wikilink"), (by_slug.id, home.id, "wikilink")} <= links
+    assert {m.id for m in svc.graph.backlinks(home.id)} == {by_file.id, by_slug.id}
+    assert not [lk for lk in svc.graph.links(nowhere.id) if lk.kind == "wikilink"]
+    for name in ("home of the wizard", stem, slug.upper(), home.id):
+        assert svc.graph.resolve(name).id == home.id
+    assert svc.graph.resolve("No such memory") is None
+    # A new title: the old one names nothing, the new one and the file's names still name it.
+    svc.update(home.id, title="Tower of the Wizard")
+    assert svc.graph.resolve("home of the wizard") is None
+    assert svc.graph.resolve("Tower of the wizard").id == home.id
+    assert {m.id for m in svc.graph.backlinks(home.id)} == {by_file.id, by_slug.id}
+    # A memory never links to itself by its own name.
+    selfish = svc.save("I am [[Selfish]].", title="Selfish")
+    assert not [lk for lk in svc.graph.links(selfish.id) if lk.kind == "wikilink"]
+
+
+def test_an_index_with_self_rows_is_migrated_to_the_same_links(vault_dir, config):
+    """Migration 18: an index made before it (four 'self' rows per memory in graph_edges, no link_names table)
+    resolves the same links after it."""
+    with MemoryService.open(vault_dir, embedder="none", config=config) as svc:
+        home = svc.save("Gandros lives in Eldoria.", title="Home of the Wizard")
+        stem, slug = _names(svc, home.id)
+        saved = [home, svc.save(f"See [[{stem}]] and [[{slug}]].", title="Files"),
+                 svc.save("See [[home of the wizard]].", title="Title"), svc.save("Moved.", title="Moved")]
+        svc.supersede(home.id, saved[-1].id)
+        before = {m.id: {(lk.source, lk.target, lk.kind) for lk in svc.graph.links(m.id, shared_limit=0)} for m in saved}
+        conn = svc.store.conn
+        rows = conn.execute("SELECT pk, id, title, file_path FROM memories").fetchall()
+        with svc.store.transaction():  # back to the index as version 16 made it
+            conn.execute("DROP TABLE link_names")
+            for pk, memory_id, title, rel in rows:
+                stem_of = Path(rel).stem
+                names = [f"id:{memory_id}", f"title:{fold(title)}", f"title:{fold(stem_of)}",
+                         f"title:{fold(stem_of.split('_', 1)[1])}"]
+                conn.executemany("INSERT OR IGNORE INTO graph_edges VALUES (?, ?, 'self')", [(pk, n) for n in names])
+            conn.execute("DELETE FROM schema_migrations WHERE version = 18")
+    with MemoryService.open(vault_dir, embedder="none", config=config, sync=False) as svc:
+        assert {m.id: {(lk.source, lk.target, lk.kind) for lk in svc.graph.links(m.id, shared_limit=0)} for m in saved} == before
+        assert svc.store.conn.execute("SELECT COUNT(*) FROM graph_edges WHERE kind = 'self'").fetchone()[0] == 0
+        assert svc.graph.resolve(slug).id == home.id
+
+
 def test_entities_come_in_pages_in_the_order_of_the_whole_list_and_follow_changes(svc):
     for i in range(12):
         svc.save(f"Gandros met Person{i} in Eldoria.", title=f"Meeting {i}", keywords=[f"tag{i % 3}"])

@@ -86,6 +86,7 @@ def _contents(svc: MemoryService) -> dict[str, list]:
         "fts settings": _fts_settings(svc),
         "mentions": sorted((ids[p], k, n, s) for p, k, n, s in conn.execute("SELECT * FROM graph_mentions")),
         "edges": sorted((ids[p], t, k) for p, t, k in conn.execute("SELECT * FROM graph_edges")),
+        "link names": sorted((ids[p], *names) for p, *names in conn.execute("SELECT * FROM link_names")),
         "problems": sorted(conn.execute("SELECT file_path, reason FROM vault_problems")),
         "schema": _schema(svc),
         # Kept by triggers in a sync, counted once at the end of a rebuild (on a connection of its own)

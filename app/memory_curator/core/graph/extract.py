@@ -8,9 +8,10 @@ Sources of entities, each kept with the mention: ``actor`` (the ``actors`` field
 ``name`` (proper nouns in the text, core/graph/names.py).
 
 Edges to other memories, by what they point at: ``id:<memory id>`` for ``supersedes``, ``superseded_by``,
-``consolidated_from`` and a document's ``parts`` / ``parent``; ``title:<folded title>`` for a wikilink. Every
-memory also carries ``self`` edges naming itself (its id, folded title and file name) so a link is resolved
-by meeting them: the index never has to know titles when it stores a link.
+``consolidated_from`` and a document's ``parts`` / ``parent``; ``title:<folded title>`` for a wikilink. A link
+is resolved by meeting a name of the memory it points at: its id, or one of its ``link_names`` (folded title,
+file name and slug), which the index keeps with the memory's row: the index never has to know titles when
+it stores a link.
 """
 
 from __future__ import annotations
@@ -33,7 +34,7 @@ _OUTER = " \t.,;:!?'\"’“”()[]{}"  # stripped from a folded name
 # Plain tuples, not named ones: a rebuild makes six a file and sends them to another process, where a named
 # tuple's class costs its construction here and a conversion before pickling.
 Mention = tuple[str, str, str]  # key (the folded name entities are matched by), name as written, source (SOURCES)
-Edge = tuple[str, str]  # target ("id:<id>", "title:<folded>" or, for kind "self", a name of this memory), kind
+Edge = tuple[str, str]  # target ("id:<id>" or "title:<folded>"), kind (EDGE_KINDS)
 
 
 @functools.lru_cache(maxsize=1 << 16)  # keywords, actors and names repeat across a vault's memories
@@ -78,21 +79,22 @@ def file_stem(rel_or_path: str | None) -> str | None:
     return name[:-3] if name.endswith(".md") else name
 
 
-def edges(item: MemoryItem, rel: str | None = None) -> list[Edge]:
+def link_names(title: str, rel: str | None) -> tuple[str | None, str | None, str | None]:
+    """The names a ``title:`` link can give a memory, folded: its title, its file name and the file name's slug
+    (None where it has none). With its id, what the index resolves links by (the memories' link columns)."""
+    stem = file_stem(rel)
+    # Files are named {date}_{slug}: Obsidian users link the slug as often as the whole name.
+    slug = fold(stem.split("_", 1)[1]) if stem and "_" in stem else None
+    return (fold(title) if title else None), (fold(stem) if stem else None), slug
+
+
+def edges(item: MemoryItem) -> list[Edge]:
+    """The links ``item`` makes (the names others link it by are its id and ``link_names``)."""
     found: dict[Edge, None] = {}
 
     def add(target: str, kind: str) -> None:
         found.setdefault((target, kind), None)
 
-    add(f"id:{item.id}", "self")
-    if item.title:
-        add(f"title:{fold(item.title)}", "self")
-    stem = file_stem(rel or item.file_path)
-    if stem:
-        add(f"title:{fold(stem)}", "self")
-        # Files are named {date}_{slug}: Obsidian users link the slug as often as the whole name.
-        if "_" in stem:
-            add(f"title:{fold(stem.split('_', 1)[1])}", "self")
     for target, _label in wikilinks(item.content):
         add(f"title:{fold(target)}", "wikilink")
     for old in item.supersedes:

@@ -25,7 +25,7 @@ from memory_curator.core.index import unreadable
 from memory_curator.core.index.db import Connection, OperationalError
 from memory_curator.core.index.migrations import CONTENT_CHARS, FACET_COUNTS, KEYWORD_COUNTS, LABEL_COUNTS
 
-TABLES = ("memories", "graph_mentions", "graph_edges")
+TABLES = ("memories", "graph_mentions", "graph_edges", "link_names")
 # The triggers keeping counts (migrations 11-13) by name prefix, with the table they keep and how it is counted at the end
 COUNTING = {"memories_keywords_": ("keyword_counts", "value", KEYWORD_COUNTS),
             "memories_labels_": ("label_counts", "label", LABEL_COUNTS),

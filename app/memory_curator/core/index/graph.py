@@ -12,12 +12,18 @@ from collections.abc import Iterable, Sequence
 from memory_curator.core.index.db import Connection
 
 _BATCH = 500
+# How a link's target names a memory (prefix, table, column): by its id, or by one of its link names
+# (core/graph/extract.link_names: folded title, file name, slug), each indexed (migration 18).
+_NAMES = (("id:", "memories", "id"), ("title:", "link_names", "title"), ("title:", "link_names", "file"),
+          ("title:", "link_names", "slug"))
+_INSERT_NAMES = "INSERT OR REPLACE INTO link_names (pk, title, file, slug) VALUES (?, ?, ?, ?)"
 
 
 
 def write(conn: Connection, pk: int, mentions: Sequence[tuple[str, str, str]],
-          edges: Sequence[tuple[str, str]], *, replace: bool) -> None:
-    """Store a memory's mentions (key, name, source) and edges (target, kind), replacing what it had."""
+          edges: Sequence[tuple[str, str]], names: Sequence[str | None], *, replace: bool) -> None:
+    """Store a memory's mentions (key, name, source), edges (target, kind) and link names (title, file, slug),
+    replacing what it had."""
     if replace:
         conn.execute("DELETE FROM graph_mentions WHERE memory_pk = ?", (pk,))
         conn.execute("DELETE FROM graph_edges WHERE memory_pk = ?", (pk,))
@@ -27,19 +33,22 @@ def write(conn: Connection, pk: int, mentions: Sequence[tuple[str, str, str]],
     if edges:
         conn.executemany("INSERT OR IGNORE INTO graph_edges (memory_pk, target, kind) VALUES (?, ?, ?)",
                          [(pk, *e) for e in edges])
+    conn.execute(_INSERT_NAMES, (pk, *names))
 
 
-def insert_many(conn: Connection, rows: Sequence[tuple[int, Sequence, Sequence]]) -> None:
-    """``write`` for many new memories: (pk, mentions, edges) each."""
+def insert_many(conn: Connection, rows: Sequence[tuple[int, Sequence, Sequence, Sequence]]) -> None:
+    """``write`` for many new memories: (pk, mentions, edges, names) each."""
     conn.executemany("INSERT OR IGNORE INTO graph_mentions (memory_pk, key, name, source) VALUES (?, ?, ?, ?)",
-                     [(pk, *m) for pk, mentions, _ in rows for m in mentions])
+                     [(pk, *m) for pk, mentions, _, _ in rows for m in mentions])
     conn.executemany("INSERT OR IGNORE INTO graph_edges (memory_pk, target, kind) VALUES (?, ?, ?)",
-                     [(pk, *e) for pk, _, edges in rows for e in edges])
+                     [(pk, *e) for pk, _, edges, _ in rows for e in edges])
+    conn.executemany(_INSERT_NAMES, [(pk, *names) for pk, _, _, names in rows])
 
 
 def clear(conn: Connection) -> None:
     conn.execute("DELETE FROM graph_mentions")
     conn.execute("DELETE FROM graph_edges")
+    conn.execute("DELETE FROM link_names")
 
 
 def _chunks(values: Sequence) -> Iterable[tuple[Sequence, str]]:
@@ -132,17 +141,21 @@ class GraphRows:
         ).fetchall()
 
     def _links(self, pks: Sequence[int], outgoing: bool) -> list[tuple[int, int, str]]:
-        """(from pk, to pk, kind): a link row meets the 'self' name of the memory it points at (a link to a missing
-        memory meets nothing). ``outgoing``: the links ``pks`` make; else the links made to them (backlinks)."""
-        side = "e" if outgoing else "s"
+        """(from pk, to pk, kind): a link row's target meets a name of the memory it points at (``_NAMES``; a
+        link to a missing memory meets nothing). ``outgoing``: the links ``pks`` make; else the links made to
+        them (backlinks)."""
         out: list[tuple[int, int, str]] = []
         for part, marks in _chunks(list(pks)):
-            out += self.conn.execute(
-                "SELECT DISTINCT e.memory_pk, s.memory_pk, e.kind FROM graph_edges e "
-                "JOIN graph_edges s ON s.target = e.target AND s.kind = 'self' "
-                f"WHERE {side}.memory_pk IN ({marks}) AND e.kind <> 'self' AND s.memory_pk <> e.memory_pk",
-                part,
-            ).fetchall()
+            if outgoing:  # from each link row to the memories its target names, through their indexes
+                branches = [f"SELECT e.memory_pk, s.pk, e.kind FROM graph_edges e JOIN {table} s "
+                            f"ON s.{column} = substr(e.target, {len(prefix) + 1}) WHERE e.memory_pk IN ({marks}) "
+                            f"AND substr(e.target, 1, {len(prefix)}) = '{prefix}' AND s.pk <> e.memory_pk"
+                            for prefix, table, column in _NAMES]
+            else:  # from each memory's names to the link rows targeting them, through the targets' index
+                branches = [f"SELECT e.memory_pk, s.pk, e.kind FROM {table} s JOIN graph_edges e "
+                            f"ON e.target = '{prefix}' || s.{column} WHERE s.pk IN ({marks}) AND e.memory_pk <> s.pk"
+                            for prefix, table, column in _NAMES]
+            out += self.conn.execute(" UNION ".join(branches), list(part) * len(branches)).fetchall()
         return out
 
     def links_from(self, pks: Sequence[int]) -> list[tuple[int, int, str]]:
@@ -179,7 +192,11 @@ class GraphRows:
         return dict(self.conn.execute("SELECT label, n FROM label_counts ORDER BY 2 DESC, 1"))  # migration 12
 
     def named(self, targets: Sequence[str]) -> list[int]:
-        """The memories one of ``targets`` names (their 'self' edges: title, file name, id)."""
-        marks = ",".join("?" * len(targets))
-        return [r[0] for r in self.conn.execute(
-            f"SELECT DISTINCT memory_pk FROM graph_edges WHERE kind = 'self' AND target IN ({marks})", list(targets))]
+        """The memories one of ``targets`` ("id:<id>", "title:<folded name>") names (``_NAMES``)."""
+        branches, params = [], []
+        for prefix, table, column in _NAMES:
+            values = [t[len(prefix):] for t in targets if t.startswith(prefix)]
+            if values:
+                branches.append(f"SELECT pk FROM {table} WHERE {column} IN ({','.join('?' * len(values))})")
+                params += values
+        return [r[0] for r in self.conn.execute(" UNION ".join(branches), params)] if branches else []

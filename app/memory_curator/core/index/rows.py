@@ -56,6 +56,7 @@ class MemoryRow(NamedTuple):
     fts: tuple[str, str, str, str]  # title, content, keywords, stems as the full-text index reads them
     mentions: tuple = ()  # (key, name, source) of the entities it mentions (core/graph/extract.py)
     edges: tuple = ()  # (target, kind) of its links
+    names: tuple = (None, None, None)  # its link names: folded title, file name, slug (extract.link_names)
 
 
 ROW_CATEGORY, ROW_UPDATED_AT = 1, 5  # positions in MemoryRow.values
@@ -69,4 +70,5 @@ def memory_row(item: MemoryItem, rel: str, mtime_ns: int, size: int) -> MemoryRo
         mtime_ns, size, *_promoted(item), unreadable(embedded_text(item.content, item.summary)),
     )  # fmt: skip
     fts = fts_row(item.title, item.content, " ".join(item.keywords))
-    return MemoryRow(item.id, values, fts, tuple(extract.mentions(item)), tuple(extract.edges(item, rel)))
+    return MemoryRow(item.id, values, fts, tuple(extract.mentions(item)), tuple(extract.edges(item)),
+                     extract.link_names(item.title, rel))

@@ -175,7 +175,7 @@ class IndexStore:
             self.conn.execute("DELETE FROM memories_fts WHERE rowid = ?", (pk,))
         self.conn.execute(_INSERT_FTS, (pk, *row.fts))
         postings.written(self.conn, [(pk, *row.fts[:3])])
-        graph.write(self.conn, pk, row.mentions, row.edges, replace=found is not None)
+        graph.write(self.conn, pk, row.mentions, row.edges, row.names, replace=found is not None)
         self._touched()
         return pk
 
@@ -189,7 +189,7 @@ class IndexStore:
         self.conn.executemany(_INSERT_MEMORY_PK, [(pk, *row.values, row.id) for pk, row in numbered])
         self.conn.executemany(_INSERT_FTS, [(pk, *row.fts) for pk, row in numbered])
         postings.written(self.conn, [(pk, *row.fts[:3]) for pk, row in numbered])
-        graph.insert_many(self.conn, [(pk, row.mentions, row.edges) for pk, row in numbered])
+        graph.insert_many(self.conn, [(pk, row.mentions, row.edges, row.names) for pk, row in numbered])
         self._touched()
 
     # -- bulk loading (core/index/bulk.py) ------------------------------------------------------------
