@@ -84,6 +84,7 @@ class IndexStore:
 
     def close(self) -> None:
         self._checkpointer.close()
+        self.vectors.close()
         self.conn.close()
 
     # -- transactions ---------------------------------------------------------------------------------
