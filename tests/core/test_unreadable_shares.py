@@ -116,6 +116,13 @@ def test_rows_not_yet_filled_give_the_same_shares_before_during_and_after_the_fi
     conn = svc.store.conn
     unreadable.PART, part = 4, unreadable.PART
     try:
+        assert unreadable.fill_step(conn, budget_s=0.0)
+        # Writes meanwhile carry their value: an English row not yet read becomes Japanese, a new one comes.
+        last = svc.store.conn.execute("SELECT id FROM memories ORDER BY pk DESC LIMIT 1").fetchone()[0]
+        svc.update(last, content=TEXTS["all_cjk"])
+        svc.save(TEXTS["japanese"])
+        expected = from_text(svc)
+        assert shares(svc) == expected and len(expected) == 6
         while unreadable.fill_step(conn, budget_s=0.0):  # one part per step
             assert shares(svc) == expected
             assert int(svc.store.get_meta(unreadable.KEY)) > 0
