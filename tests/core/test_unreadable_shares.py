@@ -159,6 +159,9 @@ def test_an_old_index_gets_the_column_at_open_and_its_rows_filled_by_the_unit(va
         assert shares(svc) == {1: 1.0}
     with MemoryService.open(vault_dir / "new", embedder="none", config=config) as svc:
         assert not unreadable.pending(svc.store.conn) and has_index(svc.store.conn)  # no rows to fill
+        with svc.store.transaction():  # another writer holds the lock: the unit only reads, and ends
+            svc.poll_changes()
+            assert svc.syncing.fill.wait_idle(30) and svc.syncing.fill.ended
 
 
 def test_the_fill_stops_when_closed_and_a_later_one_goes_on(svc):

@@ -127,6 +127,8 @@ class UnreadableFill(SteppedUnit):
 
     def _serve(self, conn: Connection) -> bool:
         """Steps until no row is left, with the lock free between them as long as each held it."""
+        if not pending(conn):  # most vaults: a read, no write lock (a read-only vault has nothing to say)
+            return True
         while True:
             self._check()
             since = time.monotonic()
