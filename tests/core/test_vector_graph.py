@@ -188,3 +188,23 @@ def test_the_offline_model_loads_after_the_graph_library():
     code = "import memory_curator.core.index.hnsw; import onnxruntime; print('ok')"
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0 and done.stdout.strip() == "ok", done.stderr[-2000:]
+
+
+def test_a_saved_graph_the_journal_can_no_longer_catch_up_is_built_again(tmp_path, small_graphs, monkeypatch):
+    monkeypatch.setattr(vectors, "JOURNAL_KEEP", 5)
+    monkeypatch.setattr(vectors, "JOURNAL_PRUNE_EVERY", 5)
+    vecs = _vectors(N)
+    table = _stored(tmp_path / "index.db", vecs)
+    table.conn.close()
+    table = _opened(tmp_path / "index.db")
+    _with_graph(table)
+    table.conn.close()
+    writer = vectors.VectorTable(connect(tmp_path / "index.db"))
+    for i in range(20):  # more writes than the journal keeps
+        writer.insert(N + 1 + i, -vecs[i])
+    writer.conn.close()
+    again = _opened(tmp_path / "index.db")
+    assert not isinstance(again._codes, hnsw.Graph) and again._build is not None  # codes now, a new graph coming
+    _with_graph(again)
+    assert again.knn(-vecs[19], 1)[0][0] == N + 20
+    again.conn.close()

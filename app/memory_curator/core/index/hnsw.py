@@ -219,7 +219,7 @@ class GraphBuild(Kicked):
                 if done.isdigit() and total.strip().isdigit():
                     self.progress = (int(done), int(total))
         if proc.wait() != 0 or self._closing:
-            file_for(self._path).with_name(file_for(self._path).name + ".tmp").unlink(missing_ok=True)
+            _temporary(self._path, proc.pid).unlink(missing_ok=True)
             if not self._closing:
                 log.warning("The vector graph's helper process ended with %s", proc.returncode)
             return None
@@ -259,7 +259,7 @@ def build(db_path: str, dim: int, report: Callable[[int, int], None], block: int
 def _save(conn: Connection, db_path: str, index: Index, dim: int, epoch: str | None, seen: int) -> None:
     """Write the file (a temporary one renamed over), then its record."""
     path = file_for(db_path)
-    tmp = path.with_name(path.name + ".tmp")
+    tmp = _temporary(db_path, os.getpid())  # two processes building at once never write one file
     index.save(str(tmp))
     with open(tmp, "rb+") as f:
         os.fsync(f.fileno())
@@ -268,6 +268,11 @@ def _save(conn: Connection, db_path: str, index: Index, dim: int, epoch: str | N
     conn.execute("DELETE FROM meta WHERE key = ?", (META_KEY,))  # no record while the file changes
     os.replace(tmp, path)
     conn.execute("INSERT INTO meta (key, value) VALUES (?, ?)", (META_KEY, json.dumps(rec)))
+
+
+def _temporary(db_path: str, pid: int) -> Path:
+    path = file_for(db_path)
+    return path.with_name(f"{path.name}.{pid}.tmp")
 
 
 def _report(done: int, total: int) -> None:

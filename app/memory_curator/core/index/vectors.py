@@ -110,6 +110,9 @@ class _Warming:
                 top = conn.execute(f"SELECT MAX(chunk_id) FROM {HALVES}").fetchone()[0] or 0
                 # A graph saved by an earlier open (from an older journal position: the table catches up)
                 saved = hnsw.open_saved(conn, path, dim, epoch) if top >= hnsw.MIN_CHUNKS else None
+                first = conn.execute(f"SELECT MIN(seq) FROM {JOURNAL}").fetchone()[0]
+                if saved is not None and first is not None and first > saved.seen + 1:
+                    saved = None  # the journal no longer says what changed since: the codes, then a new graph
                 found = (saved.graph, saved.seen) if saved is not None else (Codes.load(conn, dim), seen)
                 conn.execute("COMMIT")
             finally:
