@@ -260,6 +260,23 @@ def test_memory_vectors_are_each_memorys_chunk_nearest_the_query(svc):
     assert not svc.store.vectors.memory_vectors([999], e[0]).has.any()
 
 
+def test_memory_vectors_of_one_chunk_each_are_placed_in_the_order_asked(svc):
+    """The usual case (one chunk per memory, each asked once) takes a shorter way: the rows still land in the
+    order asked; a memory asked twice, or one of two chunks, takes the general way (and the same rows)."""
+    mems = [svc.save(f"memory {i}") for i in range(5)]
+    e = np.eye(5, dtype=np.float32)
+    with svc.store.transaction():
+        svc.store.vectors.create("test:model", 5)
+        for i, m in enumerate(mems):
+            svc.store.set_chunks(svc.store.pk_of(m.id), [(0, 0, 3, "x")], [e[i]], "h")
+    pks = [svc.store.pk_of(m.id) for m in mems]
+    order = [3, 0, 4, 1, 2]
+    got = svc.store.vectors.memory_vectors([pks[i] for i in order], e[0])
+    assert got.has.all() and np.array_equal(got.rows, e[order])
+    twice = svc.store.vectors.memory_vectors([pks[2], pks[2], pks[0]], e[0])
+    assert np.array_equal(twice.rows[[0, 2]], e[[2, 0]]) and twice.has.tolist() == [True, False, True]
+
+
 def test_memory_vectors_leave_out_chunks_that_are_not_finite(svc):
     """A vector stored with NaN or inf in it (before they were refused) gives no row: another chunk of the
     memory stands in, and a memory with no other has none."""
