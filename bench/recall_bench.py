@@ -1,8 +1,6 @@
 """Recall of the large-vault vector search (sign bits -> int8 codes -> float16 re-rank) against exact search,
 and its time beside a numpy float32 scan of the same vectors in the same run. The search is timed as a
-search runs it: its scan shared by the search worker and the calling thread (core/search.py). Then the same
-for the HNSW graph that replaces the codes in a large vault (core/index/hnsw.py), built as a warmed
-connection builds it, at several search widths, with its build time.
+search runs it: its scan shared by the search worker and the calling thread (core/search.py).
 
     python bench/recall_bench.py [--n 100000] [--dim 768] [--queries 200]
 """
@@ -23,11 +21,10 @@ from synthetic import make_vectors  # noqa: E402
 from timing import percentile, print_load, print_table, time_each  # noqa: E402
 
 from memory_curator.core import blas, search  # noqa: E402
-from memory_curator.core.index import codes, hnsw, vectors  # noqa: E402
+from memory_curator.core.index import codes, vectors  # noqa: E402
 from memory_curator.core.index.db import connect  # noqa: E402
 
 SHARES = (0.005, 0.01, 0.02, 0.04)
-GRAPH_WIDTHS = (64, 128, 256)  # usearch's expansion_search
 
 
 def numpy_scan(matrix: np.ndarray, query: np.ndarray, k: int = 10) -> np.ndarray:
@@ -88,55 +85,6 @@ def measure(vecs: np.ndarray, queries: np.ndarray, shares: tuple[float, ...] = S
         finally:
             codes.CANDIDATE_SHARE, codes.MIN_CANDIDATES, codes.MAX_CANDIDATES = saved
         conn.close()
-        rows += graph_rows(Path(tmp) / "recall.db", vecs, queries, exact, scan)
-    return rows
-
-
-def warmed_graph(path: Path) -> tuple[vectors.VectorTable, float]:
-    """A connection that warms as the app's reader does, with the graph it builds taken over, and the build's
-    seconds (the vault below ``hnsw.MIN_CHUNKS`` builds one here all the same)."""
-    saved = hnsw.MIN_CHUNKS
-    hnsw.MIN_CHUNKS = 0
-    try:
-        table = vectors.VectorTable(connect(path))
-        table.warm()
-        while table.loading():
-            time.sleep(0.05)
-        build = table._build
-        assert build is not None
-        while not build.finished:
-            time.sleep(0.2)
-        table.count()  # taken over on the search path
-        assert table.graph_progress()[0] == "ready"
-        return table, build.seconds
-    finally:
-        hnsw.MIN_CHUNKS = saved
-
-
-def graph_rows(path: Path, vecs: np.ndarray, queries: np.ndarray, exact: list[np.ndarray],
-               scan: list[float]) -> list[dict[str, str]]:
-    hnsw.file_for(str(path)).unlink(missing_ok=True)
-    table, secs = warmed_graph(path)
-    print(f"[setup] HNSW graph built in {secs:.1f} s on {hnsw.BUILD_THREADS} thread(s)", flush=True)
-    graph = table._codes
-    assert isinstance(graph, hnsw.Graph)
-    rows = [{"vectors": f"{len(vecs):,} x {vecs.shape[1]}", "candidates": "HNSW graph build (background)",
-             "recall@10 vs exact": "", "target": "", "p50 ms": f"{secs * 1000:.0f}", "p95 ms": "",
-             "numpy f32 scan p50 ms": "", "vs scan": f"{hnsw.BUILD_THREADS} thread(s), M {hnsw.CONNECTIVITY}"}]
-    for width in GRAPH_WIDTHS:
-        graph.index.expansion_search = width
-        found = [[c for c, _ in vector_leg(table, q)] for q in queries]
-        ms = time_each(lambda q: vector_leg(table, q), queries)
-        rows.append({"vectors": f"{len(vecs):,} x {vecs.shape[1]}",
-                     "candidates": f"HNSW {hnsw.CANDIDATES}, width {width}"
-                                   + (" (default)" if width == hnsw.EXPANSION_SEARCH else ""),
-                     "recall@10 vs exact": f"{recall_at(exact, found):.4f}", "target": ">= 0.99",
-                     "p50 ms": f"{percentile(ms, 50):.2f}", "p95 ms": f"{percentile(ms, 95):.2f}",
-                     "numpy f32 scan p50 ms": f"{percentile(scan, 50):.2f}",
-                     "vs scan": f"{percentile(ms, 50) / percentile(scan, 50):.2f} x (target <= 1)"})
-    graph.index.expansion_search = hnsw.EXPANSION_SEARCH
-    table.close()
-    table.conn.close()
     return rows
 
 

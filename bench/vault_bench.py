@@ -86,21 +86,6 @@ def numpy_scan(vectors: np.ndarray, query: np.ndarray, k: int = 10) -> np.ndarra
     return top[np.argsort(-scores[top])]
 
 
-def wait_for_graph(svc: MemoryService) -> float | None:
-    """Warm the search as the app does at open, wait for a large vault's graph (core/index/hnsw.py) and let the
-    search path take it over: the seconds from the warm start, or None when this vault keeps the codes' scan."""
-    t = time.perf_counter()
-    svc.warm_search()
-    table = svc.store.vectors
-    while table.loading():
-        time.sleep(0.1)
-    table.count()  # takes the codes over, which starts the graph's build
-    while table.graph_progress()[0] == "building":
-        time.sleep(0.5)
-        table.count()
-    return time.perf_counter() - t if table.graph_progress()[0] == "ready" else None
-
-
 def run(n: int, dim: int, n_queries: int, workdir: Path | None = None,
         scale: Scale = SCALES["100k"], app: bool = False) -> list[dict[str, str]]:
     """``app``: also open the vault in the desktop app (offscreen) and scroll its memory list (app_rows)."""
@@ -144,11 +129,6 @@ def run(n: int, dim: int, n_queries: int, workdir: Path | None = None,
             rows.append({"benchmark": "keyword postings built in the background after the rebuild", "n": "1",
                          "p50 ms": f"{(time.perf_counter() - t) * 1000:.0f}", "p95 ms": "", "target": "",
                          "note": "searches rank with FTS5 meanwhile; saves keep going"})
-        graph_secs = wait_for_graph(svc)
-        if graph_secs is not None:
-            rows.append({"benchmark": "vector graph (HNSW) built in the background at open", "n": "1",
-                         "p50 ms": f"{graph_secs * 1000:.0f}", "p95 ms": "", "target": "",
-                         "note": "the codes' scan serves searches meanwhile; saved for the next open"})
         svc.search(corpus.queries[0], limit=10, mode="hybrid")  # loads the in-memory sign bits once
 
         qs = corpus.queries

@@ -1,12 +1,12 @@
 """A background unit woken by kicks: one daemon thread, started by the first kick, that serves them in turn.
 
-Five units work this way: the embedding backfill (core/embed/background.py), the keyword postings' build
-(core/index/postings_unit.py), the unreadable shares' fill (core/index/unreadable.py), the vector graph's build
-(core/index/hnsw.py) and the WAL's checkpoints after searches (core/index/checkpoints.py). Writes, syncs and
-polls kick them many times a second at worst; each kick only counts, and one serve answers every kick counted
-before it began, so a burst of kicks costs one run. A process that never kicks (a one-shot CLI command) never
-starts the thread: an index used only from the command line keeps its unreadable shares unfilled (searches
-compute them from the text, as before) until a rebuild writes them.
+Four units work this way: the embedding backfill (core/embed/background.py), the keyword postings' build
+(core/index/postings_unit.py), the unreadable shares' fill (core/index/unreadable.py) and the WAL's checkpoints
+after searches (core/index/checkpoints.py). Writes, syncs and polls kick them many times a second at worst; each
+kick only counts, and one serve answers every kick counted before it began, so a burst of kicks costs one run. A
+process that never kicks (a one-shot CLI command) never starts the thread: an index used only from the command
+line keeps its unreadable shares unfilled (searches compute them from the text, as before) until a rebuild
+writes them.
 """
 
 from __future__ import annotations

@@ -84,7 +84,6 @@ class IndexStore:
 
     def close(self) -> None:
         self._checkpointer.close()
-        self.vectors.close()
         self.conn.close()
 
     # -- transactions ---------------------------------------------------------------------------------

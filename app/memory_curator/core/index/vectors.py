@@ -22,8 +22,10 @@ on codes held in memory, derived from the float16 copies when first needed (and 
 
 Measured on the benchmark's vectors (bench/recall_bench.py, 100,000 x 768, 200 queries): recall@10 against
 exact float32 search 0.997 at 2 % candidates, in 0.45 x the time of a numpy float32 scan of the same vectors.
-Graph (usearch HNSW, M 16, ef 256: 0.94) and inverted-file (faiss IVF-SQ8, 1024 lists, 64 probed: 0.63)
-indexes stayed far below 0.99 on these vectors (64 intrinsic dimensions), and an HNSW build ran at about
+Graph (usearch HNSW, M 16, ef 256: 0.94; again on 2026-11-27, rows scaled to int8 each on its own,
+expansion_add 128, its best 100 re-ranked on float16: 100,000 x 768 0.876 / 0.895 / 0.947 at search width 64 /
+128 / 256, and its build of 1,000,000 took over an hour on the 2 loaded cores) and inverted-file (faiss
+IVF-SQ8, 1024 lists, 64 probed: 0.63) indexes stayed far below 0.99 on these vectors (64 intrinsic dimensions), and an HNSW build ran at about
 1,000 vectors/s on the 2 loaded cores; the sign bits lose nothing that enough candidates cannot recover.
 The sign-bit pass and the int8 scores are cut in blocks that the searching thread and core/search.py's
 search worker claim as each is free (core/index/codes.py), so a search uses both cores when it has
@@ -33,8 +35,6 @@ eighth of the rows (0.76 at a quarter), as the benchmark's neighbours lie in no 
 graph over the sign bits (usearch, M 16) needed 8.4 ms at 100,000 for 0.99, against the pass's 2-3 ms.
 Memory: 0.9 GB at 1,000,000 x 768 (bits 96 MB, int8 768 MB), per connection that searches; the app's reader
 loads them in the background when a vault opens (``warm``); searches meanwhile answer by keyword (``loading``).
-From ``hnsw.MIN_CHUNKS`` chunks the warmed connection's codes give way to an HNSW graph (core/index/hnsw.py),
-built once by a helper process and saved beside the index, kept in step through the same journal.
 """
 
 from __future__ import annotations
@@ -50,8 +50,7 @@ import numpy as np
 
 from memory_curator.core import blas
 from memory_curator.core.errors import DimensionMismatch, IndexBusy
-from memory_curator.core.index import hnsw
-from memory_curator.core.index.codes import HALVES, Codes, Scan
+from memory_curator.core.index.codes import HALVES, Codes, CodeScan, Scan
 from memory_curator.core.index.db import Connection, OperationalError, connect
 
 log = logging.getLogger(__name__)
@@ -93,7 +92,7 @@ class _Warming:
     up with what was written meanwhile."""
 
     def __init__(self, path: str, dim: int, hold: threading.Event | None = None):
-        self._result: tuple[Codes | hnsw.Graph, int, str | None] | None = None
+        self._result: tuple[Codes, int, str | None] | None = None
         self._thread = threading.Thread(target=self._run, args=(path, dim, hold), name="vector-codes", daemon=True)
         self._thread.start()
 
@@ -106,25 +105,18 @@ class _Warming:
                 conn.execute("BEGIN")
                 seen = conn.execute(f"SELECT COALESCE(MAX(seq), 0) FROM {JOURNAL}").fetchone()[0]
                 row = conn.execute("SELECT value FROM meta WHERE key = 'vector_epoch'").fetchone()
-                epoch = row[0] if row else None
-                top = conn.execute(f"SELECT MAX(chunk_id) FROM {HALVES}").fetchone()[0] or 0
-                # A graph saved by an earlier open (from an older journal position: the table catches up)
-                saved = hnsw.open_saved(conn, path, dim, epoch) if top >= hnsw.MIN_CHUNKS else None
-                first = conn.execute(f"SELECT MIN(seq) FROM {JOURNAL}").fetchone()[0]
-                if saved is not None and first is not None and first > saved.seen + 1:
-                    saved = None  # the journal no longer says what changed since: the codes, then a new graph
-                found = (saved.graph, saved.seen) if saved is not None else (Codes.load(conn, dim), seen)
+                codes = Codes.load(conn, dim)
                 conn.execute("COMMIT")
             finally:
                 conn.close()
-            self._result = (found[0], found[1], epoch)
+            self._result = (codes, seen, row[0] if row else None)
         except Exception:  # the search thread loads them itself then (and meets the error there, if it lasts)
             log.warning("Loading the vector codes in the background failed", exc_info=True)
 
     def done(self) -> bool:
         return not self._thread.is_alive()
 
-    def result(self) -> tuple[Codes | hnsw.Graph, int, str | None] | None:
+    def result(self) -> tuple[Codes, int, str | None] | None:
         self._thread.join()
         return self._result
 
@@ -132,7 +124,7 @@ class _Warming:
 class VectorTable:
     def __init__(self, conn: Connection):
         self.conn = conn
-        self._codes: Codes | hnsw.Graph | None = None
+        self._codes: Codes | None = None
         self._data_version: int | None = None
         self._inserted: dict[int, np.ndarray] = {}
         self._deleted: set[int] = set()
@@ -144,9 +136,6 @@ class VectorTable:
         self._journal_seen = 0  # the last journal entry the codes reflect
         self._epoch: str | None = None  # meta 'vector_epoch' when the codes were loaded (moves on create, clear)
         self._warming: _Warming | None = None
-        self._graphs = False  # warmed: a large vault's codes give way to a graph built in the background
-        self._build: hnsw.GraphBuild | None = None
-        self._build_epoch: str | None = None  # the vector epoch of the last build started (one per epoch)
 
     @property
     def dim(self) -> int | None:
@@ -178,21 +167,7 @@ class VectorTable:
         if path == ":memory:" or not top or top * dim <= EXACT_MAX_VALUES:
             return
         self._ensure_codes()  # the one-off float16 backfill writes: on this connection, first
-        self._graphs = True
         self._warming = _Warming(path, dim, hold)
-
-    def graph_progress(self) -> tuple[str, int, int]:
-        """The vector graph's state ('none', 'building', 'ready') and the build's (rows done, rows to do)."""
-        if isinstance(self._codes, hnsw.Graph):
-            return "ready", self._codes.live, self._codes.live
-        if self._build is not None:  # finished ones too, until a search takes the graph over
-            return ("building", *self._build.progress)
-        return "none", 0, 0
-
-    def close(self) -> None:
-        """Stop a graph build under way (its helper process is killed)."""
-        if self._build is not None:
-            self._build.close()
 
     def loading(self) -> bool:
         """True while ``warm`` still loads the codes (searches would be exact, 14 s at 1,000,000 chunks)."""
@@ -344,7 +319,7 @@ class VectorTable:
         if exact:
             return Scan(), lambda _: self._exact(arr, k)
         codes = self._code_index()
-        return codes.scan(arr, k), (lambda cand: self._rerank(arr, cand, k))
+        return CodeScan(codes, arr, k), (lambda cand: self._rerank(arr, cand, k))
 
     def _exact(self, arr: np.ndarray, k: int) -> list[tuple[int, float]]:
         rows = self.conn.execute(
@@ -486,49 +461,14 @@ class VectorTable:
                 self._codes, self._data_version = caught, self.conn.execute("PRAGMA data_version").fetchone()[0]
                 self._inserted, self._deleted = {}, set()
                 self._writes_seen, self._own_writes = self._stored_writes(), 0
-                self._start_build()
         return True
-
-    def _start_build(self) -> None:
-        """A warmed connection holding a large vault's codes builds the graph in the background (once per
-        vector epoch); searches keep the codes' scan until it is taken over (``_take_graph``)."""
-        codes = self._codes
-        if (not self._graphs or not isinstance(codes, Codes) or codes.live < hnsw.MIN_CHUNKS
-                or (self._build is not None and not self._build.finished) or self._build_epoch == self._epoch):
-            return
-        path = getattr(self.conn, "path", ":memory:")
-        if path == ":memory:" or self.dim is None:
-            return
-        self._build_epoch = self._epoch
-        self._build = hnsw.GraphBuild(path, self.dim)
-        self._build.kick()
-
-    def _take_graph(self) -> None:
-        """A finished build replaces the codes (and frees them), caught up with the journal from its position."""
-        build = self._build
-        if build is None or not build.finished:
-            return
-        self._build = None
-        built = build.result()
-        if built is None or built.epoch != self._stored_epoch():
-            return
-        held = self._journal_seen, self._epoch
-        self._journal_seen, self._epoch = built.seen, built.epoch
-        caught = self._catch_up(built.graph) if self._journal_behind() else built.graph
-        if caught is None:
-            self._journal_seen, self._epoch = held
-            return
-        self._codes, self._data_version = caught, self.conn.execute("PRAGMA data_version").fetchone()[0]
-        self._inserted, self._deleted = {}, set()
-        self._writes_seen, self._own_writes = self._stored_writes(), 0
 
     def _journal_behind(self) -> bool:
         self._ensure_journal()
         return self.conn.execute(f"SELECT COALESCE(MAX(seq), 0) FROM {JOURNAL}").fetchone()[0] > self._journal_seen
 
-    def _code_index(self) -> Codes | hnsw.Graph:
-        """The in-memory codes (or graph), brought up to date with this connection's writes and other processes'."""
-        self._take_graph()
+    def _code_index(self) -> Codes:
+        """The in-memory codes, brought up to date with this connection's writes and other processes'."""
         version = self.conn.execute("PRAGMA data_version").fetchone()[0]
         index = self._codes
         if index is not None and version != self._data_version:
@@ -540,8 +480,6 @@ class VectorTable:
             self._epoch = self._stored_epoch()
             self._journal_seen = self.conn.execute(f"SELECT COALESCE(MAX(seq), 0) FROM {JOURNAL}").fetchone()[0]
             index = Codes.load(self.conn, self.dim or 0)  # what is written meanwhile is caught up again later
-            self._codes = index
-            self._start_build()
         elif self._inserted or self._deleted:
             index.apply(self._inserted, self._deleted)
         self._inserted, self._deleted = {}, set()
@@ -554,7 +492,7 @@ class VectorTable:
         row = self.conn.execute("SELECT value FROM meta WHERE key = 'vector_epoch'").fetchone()
         return row[0] if row else None
 
-    def _catch_up(self, index: Codes | hnsw.Graph) -> Codes | hnsw.Graph | None:
+    def _catch_up(self, index: Codes) -> Codes | None:
         """``index`` with the chunks written or deleted since ``_journal_seen`` (this connection's own ones
         included: each is read as it is now), or None when the journal cannot say (pruned past it, emptied,
         a new model, written by a version without it)."""
