@@ -129,7 +129,7 @@ def run(n: int, dim: int, n_queries: int, workdir: Path | None = None,
             rows.append({"benchmark": "keyword postings built in the background after the rebuild", "n": "1",
                          "p50 ms": f"{(time.perf_counter() - t) * 1000:.0f}", "p95 ms": "", "target": "",
                          "note": "searches rank with FTS5 meanwhile; saves keep going"})
-        svc.search(corpus.queries[0], limit=10, mode="hybrid")  # loads the in-memory sign bits once
+        svc.search(corpus.queries[0], limit=10, mode="hybrid")  # loads the in-memory codes (sign bits, int8) once
 
         qs = corpus.queries
         kw = time_each(lambda q: svc.search(q, limit=10, mode="keyword"), qs)
