@@ -1,6 +1,7 @@
 """Recall of the large-vault vector search (sign bits -> int8 codes -> float16 re-rank) against exact search,
 and its time beside a numpy float32 scan of the same vectors in the same run. The search is timed as a
-search runs it: its scan shared by the search worker and the calling thread (core/search.py).
+search runs it: its scan shared by the search worker and the calling thread (core/search.py). (An HNSW graph
+over the same vectors was measured here too and dropped: core/index/vectors.py's docstring has its figures.)
 
     python bench/recall_bench.py [--n 100000] [--dim 768] [--queries 200]
 """

@@ -83,6 +83,7 @@ class IndexStore:
             raise
 
     def close(self) -> None:
+        """Stop the checkpoint thread (a checkpoint under way ends first), then close the connection."""
         self._checkpointer.close()
         self.conn.close()
 
