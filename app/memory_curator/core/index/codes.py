@@ -160,7 +160,11 @@ class Codes:
 
     def nearest(self, query: np.ndarray, k: int) -> np.ndarray:
         """Chunk ids of the ``k`` best candidates for ``query``: sign bits keep a share, int8 codes rank it."""
-        return CodeScan(self, query, k)()
+        return self.scan(query, k)()
+
+    def scan(self, query: np.ndarray, k: int) -> CodeScan:
+        """``nearest`` as a Scan that two threads can share (VectorTable.knn_split)."""
+        return CodeScan(self, query, k)
 
     def _hamming_nearest(self, query_words: np.ndarray, m: int) -> np.ndarray:
         """Positions of about the ``m`` smallest Hamming distances among live rows, scanned on this thread."""

@@ -50,7 +50,7 @@ import numpy as np
 
 from memory_curator.core import blas
 from memory_curator.core.errors import DimensionMismatch, IndexBusy
-from memory_curator.core.index.codes import HALVES, Codes, CodeScan, Scan
+from memory_curator.core.index.codes import HALVES, Codes, Scan
 from memory_curator.core.index.db import Connection, OperationalError, connect
 
 log = logging.getLogger(__name__)
@@ -319,7 +319,7 @@ class VectorTable:
         if exact:
             return Scan(), lambda _: self._exact(arr, k)
         codes = self._code_index()
-        return CodeScan(codes, arr, k), (lambda cand: self._rerank(arr, cand, k))
+        return codes.scan(arr, k), (lambda cand: self._rerank(arr, cand, k))
 
     def _exact(self, arr: np.ndarray, k: int) -> list[tuple[int, float]]:
         rows = self.conn.execute(
