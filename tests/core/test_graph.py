@@ -150,6 +150,11 @@ def test_links_meet_a_memory_by_its_title_file_name_slug_and_id(svc):
     # A memory never links to itself by its own name.
     selfish = svc.save("I am [[Selfish]].", title="Selfish")
     assert not [lk for lk in svc.graph.links(selfish.id) if lk.kind == "wikilink"]
+    # Deleted: its names go with it.
+    svc.delete(home.id)
+    assert svc.graph.resolve(slug) is None and svc.graph.resolve(home.id) is None
+    assert not [lk for lk in svc.graph.links(by_file.id) if lk.kind == "wikilink"]
+    assert not svc.store.conn.execute("SELECT pk FROM link_names WHERE pk NOT IN (SELECT pk FROM memories)").fetchall()
 
 
 def test_an_index_with_self_rows_is_migrated_to_the_same_links(vault_dir, config):
