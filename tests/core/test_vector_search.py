@@ -419,3 +419,24 @@ def test_the_first_memories_passing_the_filters_come_from_the_hits_in_order(svc)
     assert list(got.items()) == [(pa, (0.1, "y")), (pb, (0.4, "z"))]
     assert list(search._first_passing(svc.store, hits, Filters(), 2)) == [pa, svc.store.pk_of(hidden.id), pb]
 
+
+
+def test_the_int8_candidate_scores_are_the_float_query_s_up_to_its_rounding():
+    """The candidates' scores are int8 x int8 dot products (numkong) with the query rounded to int8 in the codes'
+    scale: each is the float query's score times 127 / its largest component, within the rounding's bound."""
+    rng = np.random.default_rng(5)
+    rows = rng.standard_normal((3000, 48)).astype(np.float32)
+    rows /= np.linalg.norm(rows, axis=1, keepdims=True)
+    c = codes.Codes(np.arange(1, 3001, dtype=np.int64), codes.sign_bits(rows).T.copy(),
+                        codes._quantize(rows, 127 / (np.abs(rows).max(axis=0) * 1.25)),
+                        (127 / (np.abs(rows).max(axis=0) * 1.25)).astype(np.float32))
+    q = rows[7] + 0.1 * rng.standard_normal(48).astype(np.float32)
+    scan = codes.CodeScan(c, q, 10)
+    scan()
+    scaled = q / c.scale
+    peak = np.abs(scaled).max()
+    exact = c.codes[scan._pick].astype(np.float64) @ scaled * (127 / peak)
+    bound = np.abs(c.codes[scan._pick]).sum(axis=1) * 0.5 + 1e-3
+    assert (np.abs(scan._scores - exact) <= bound).all()
+    assert 7 + 1 in codes.CodeScan(c, q, 10)().tolist()  # the row the query was made from is kept
+    assert not codes._query_int8(np.zeros(48, np.float32)).any()
