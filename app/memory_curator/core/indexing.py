@@ -60,9 +60,9 @@ _Batch = list[tuple[int, MemoryItem, list[_Chunk]]]  # memories (pk, item) with 
 
 
 def embedding_chunks(item: MemoryItem, config: MemoryConfig, max_tokens: int | None = None) -> list[_Chunk]:
-    """(index, start, end, snippet, text to embed) per chunk. A summary, when present, is what is embedded
-    (the full text stays searchable by keyword); the title leads every chunk so short chunks keep context."""
-    source = item.summary or item.content
+    """(index, start, end, snippet, text to embed) per chunk of ``item.embedded_source``; the title leads every
+    chunk so short chunks keep context."""
+    source = item.embedded_source
     size = min(config.chunk_size, max_tokens or config.chunk_size)
     chunks = chunk_text(source, size, min(config.chunk_overlap, size // 4))
     if not chunks:

@@ -93,6 +93,12 @@ class MemoryItem:
         return self.summary is not None
 
     @property
+    def embedded_source(self) -> str:
+        """The text its vectors come from: the summary when there is one, else the content (the full text stays
+        searchable by keyword). An empty summary is none: the file keeps none."""
+        return self.summary or self.content
+
+    @property
     def token_estimate(self) -> int:
         return estimate_tokens(self.content)
 

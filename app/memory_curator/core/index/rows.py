@@ -13,7 +13,7 @@ from typing import Any, NamedTuple
 
 from memory_curator.core.graph import extract
 from memory_curator.core.model import MemoryItem
-from memory_curator.core.text.tokens import embedded_text, fts_row, unreadable
+from memory_curator.core.text.tokens import EMBEDDED_CHARS, fts_row, unreadable
 from memory_curator.core.vault.codec import format_dt
 
 _OPTIONAL = (
@@ -67,7 +67,7 @@ def memory_row(item: MemoryItem, rel: str, mtime_ns: int, size: int) -> MemoryRo
         item.title, item.category, rel, float(item.salience), format_dt(item.created_at),
         format_dt(item.updated_at), item.session_id, item.source,
         _JSON(list(item.keywords)), item.content, _meta_json(item),
-        mtime_ns, size, *_promoted(item), unreadable(embedded_text(item.content, item.summary)),
+        mtime_ns, size, *_promoted(item), unreadable(item.embedded_source[:EMBEDDED_CHARS]),
     )  # fmt: skip
     fts = fts_row(item.title, item.content, " ".join(item.keywords))
     return MemoryRow(item.id, values, fts, tuple(extract.mentions(item)), tuple(extract.edges(item)),

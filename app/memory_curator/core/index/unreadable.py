@@ -34,8 +34,9 @@ from memory_curator.core.text.tokens import EMBEDDED_CHARS, unreadable
 KEY = "unreadable_known_to"  # in meta: the pk the fill has read up to; absent: every row's value is written
 INDEX = "idx_memories_unreadable"  # the rows above 0; exists once KEY is absent (bulk loads keep it)
 _MAKE_INDEX = f"CREATE INDEX IF NOT EXISTS {INDEX} ON memories(pk, unreadable) WHERE unreadable > 0"
-# The text the vectors come from, as the store writes it (core/text/tokens.embedded_text).
-_EMBEDDED = f"substr(coalesce(json_extract(meta_json, '$.summary'), content), 1, {EMBEDDED_CHARS})"
+# The text the vectors come from (MemoryItem.embedded_source: an empty summary is none), read in SQL so a
+# fill step or a search's fallback does not fetch whole contents.
+_EMBEDDED = f"substr(coalesce(nullif(json_extract(meta_json, '$.summary'), ''), content), 1, {EMBEDDED_CHARS})"
 PART = 2000  # rows read per statement of a fill step
 STEP_S = 0.05  # a fill step's write transaction
 RETRY_S = 60.0  # after a failure (a read-only vault, a full disk) the kicks wait this long

@@ -43,12 +43,7 @@ def cjk_share(text: str) -> float:
     return sum(len(r) for r in _CJK.findall(text)) / letters
 
 
-EMBEDDED_CHARS = 2000  # how much of the embedded text ``unreadable`` reads
-
-
-def embedded_text(content: str, summary: str | None) -> str:
-    """The start of the text a memory's vectors come from: the summary when there is one, else the content."""
-    return (content if summary is None else summary)[:EMBEDDED_CHARS]
+EMBEDDED_CHARS = 2000  # how much of the embedded text (MemoryItem.embedded_source) ``unreadable`` reads
 
 
 def unreadable(text: str) -> float:
