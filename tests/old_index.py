@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 from memory_curator.core.index import db, migrations
+from memory_curator.core.service import MemoryService
 
 
 def write_old_index(vault_dir: Path, version: int, memory_id: str, rel: str, title: str, content: str,
@@ -28,3 +29,20 @@ def write_old_index(vault_dir: Path, version: int, memory_id: str, rel: str, tit
                  (pk, title, content, " ".join(keywords)))
     conn.execute("COMMIT")
     conn.close()
+
+
+def old_vault(vault_dir: Path, config, version: int = 15) -> str:
+    """A vault of one memory ("Launch") whose index is at schema ``version``; returns the memory's id."""
+    with MemoryService.open(vault_dir, embedder="none", config=config) as svc:
+        item = svc.save("The launch moved to June.", title="Launch")
+        rel = svc.store.file_info(item.id).file_path
+    write_old_index(vault_dir, version, item.id, rel, "Launch", "The launch moved to June.", ["launch"])
+    return item.id
+
+
+def schema(vault_dir: Path) -> int:
+    conn = db.connect(vault_dir / "index.db")
+    try:
+        return migrations.current_version(conn)
+    finally:
+        conn.close()

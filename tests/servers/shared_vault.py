@@ -267,15 +267,20 @@ def run_stress(vault: Path, config, *, http_ops: int = 500, mcp_ops: int = 500, 
             t.join(timeout=600)
         seconds = time.perf_counter() - start
     finally:
-        server.terminate()
-        try:
-            server.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            server.kill()
+        stop(server)
     failures = [r for r in results if not isinstance(r, Tally)]
     if failures:
         raise RuntimeError(f"a writer crashed: {failures[0]!r}") from (failures[0] if isinstance(failures[0], BaseException) else None)
     return StressReport(results, seconds, *_final_state(vault, config))  # type: ignore[arg-type]
+
+
+def stop(server: subprocess.Popen) -> None:
+    """SIGTERM, as a service manager stops it; killed if it has not ended within 30 s."""
+    server.terminate()
+    try:
+        server.wait(timeout=30)
+    except subprocess.TimeoutExpired:
+        server.kill()
 
 
 def _wait_for(url: str, token: str, server: subprocess.Popen) -> None:

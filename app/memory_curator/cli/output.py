@@ -5,7 +5,9 @@ from __future__ import annotations
 import json
 import os
 import sys
-from typing import Any
+import time
+from collections.abc import Callable
+from typing import Any, TextIO
 
 from memory_curator.core.contract.results import to_jsonable
 from memory_curator.core.model import NOT_EMBEDDED_YET, MemoryItem, SearchResult
@@ -92,3 +94,51 @@ class ProgressPrinter:
     def finish(self) -> None:
         if self.tty:
             sys.stderr.write("\n")
+
+
+class OpeningPrinter:
+    """What opening the vault does that takes long (an older index's migrations: ~35 s at 1,000,000 memories), on
+    stderr: stdout stays the command's output, which scripts read. On a terminal one line kept up to date from
+    the first message; elsewhere (a script, a service's log) nothing unless the opening has taken ``after_s``,
+    then a line for each new message and one every ``every_s`` while it lasts (``lines``: every message, a
+    server's log)."""
+
+    def __init__(self, stream: TextIO | None = None, *, after_s: float = 1.0, every_s: float = 10.0,
+                 lines: bool = False, clock: Callable[[], float] = time.monotonic):
+        self._stream = stream or sys.stderr
+        self._tty = not lines and self._stream.isatty()
+        self._after_s = 0.0 if lines else after_s
+        self._every_s, self._clock = every_s, clock
+        self._start = clock()
+        self._message, self._since, self._printed, self._last = "", 0.0, float("-inf"), self._start
+        self._spoke = False
+
+    def __call__(self, done: int, total: int, message: str) -> None:
+        now = self._last = self._clock()
+        if message != self._message:
+            self._message, self._since = message, now
+        elif not self._tty and now - self._printed < self._every_s:
+            return
+        if now - self._start < self._after_s and not self._tty:
+            return
+        took = now - self._since
+        text = message + (f": {done:,} of {total:,}" if total else "") + (f" ({took:.0f} s)" if took >= 1 else "")
+        if self._tty:
+            self._stream.write(f"\r{text[:200]}\x1b[K")
+        else:
+            self._stream.write(f"memory-curator: {text}\n")
+        self._stream.flush()
+        self._printed, self._spoke = now, True
+
+    def finish(self, ok: bool = True) -> None:
+        """After the opening: how long the upgrade took, if anything was said (``ok`` False: the line ends, the
+        error follows)."""
+        if not self._spoke:
+            return
+        end = "\x1b[K\n" if self._tty else "\n"
+        if ok:
+            took = self._last - self._start
+            self._stream.write(("\r" if self._tty else "memory-curator: ") + f"The index is upgraded ({took:.0f} s)." + end)
+        elif self._tty:
+            self._stream.write("\n")
+        self._stream.flush()

@@ -13,6 +13,7 @@ from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
 
+from memory_curator.cli import output
 from memory_curator.core.config import MemoryConfig
 from memory_curator.core.embed.resolve import CHOICES as EMBEDDER_CHOICES
 from memory_curator.core.progress import CancelToken
@@ -53,10 +54,20 @@ def open_service(args: argparse.Namespace, vault: Path, config: MemoryConfig, *,
                  sync: bool = True) -> MemoryService:
     """The vault named on the command line, with the embedder chosen by ``--embedder``. The process exits after
     the command, so closing waits (up to the Ollama timeout) for what it wrote to be embedded. ``watch``: a
-    server, which polls: file events start before the opening sync (MemoryService.open). ``sync`` False: no
-    opening sync, and a new index is left empty (a command that reads every file itself)."""
+    server, which polls: file events start before the opening sync (MemoryService.open), and an older index's
+    upgrade is logged line by line (a command says it on stderr when it takes long: output.OpeningPrinter; Ctrl-C
+    stops it, the migrations done kept). ``sync`` False: no opening sync, and a new index is left empty (a
+    command that reads every file itself)."""
     config = replace(config, embed_close_wait_s=max(config.embed_close_wait_s, config.ollama_timeout_s))
-    return MemoryService.open(vault, embedder=args.embedder, config=config, watch=watch, sync=sync, fill=sync)
+    opening = output.OpeningPrinter(lines=watch)
+    try:
+        svc = MemoryService.open(vault, embedder=args.embedder, config=config, watch=watch, sync=sync, fill=sync,
+                                 progress=opening)
+    except BaseException:
+        opening.finish(ok=False)
+        raise
+    opening.finish()
+    return svc
 
 
 @contextmanager

@@ -99,7 +99,7 @@ class DimensionMismatch(EmbeddingError):
 class Cancelled(CuratorError):
     """A long operation was cancelled by its caller. Work done before the cancel is kept."""
 
-    def __init__(self, done: int = 0, total: int = 0):
-        super().__init__(f"Cancelled after {done} of {total}.")
+    def __init__(self, done: int = 0, total: int = 0, message: str | None = None):
+        super().__init__(message or f"Cancelled after {done} of {total}.")
         self.done = done
         self.total = total

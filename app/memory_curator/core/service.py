@@ -64,14 +64,15 @@ class MemoryService:
 
     @classmethod
     def open(cls, vault_dir: str | Path, embedder: str | Embedder = "auto", config: MemoryConfig | None = None,
-             *, sync: bool = True, fill: bool = True, background: bool = True, watch: bool = False) -> MemoryService:
-        """Open (or create) a vault: the index created, migrated or rebuilt, then synced (``fill`` False: a new index
-        waits for the caller's sync or rebuild). ``watch``: file events from before that sync, the polls' first."""
+             *, sync: bool = True, fill: bool = True, background: bool = True, watch: bool = False,
+             progress: ProgressFn | None = None, cancel: CancelToken | None = None) -> MemoryService:
+        """Open (or create) a vault: the index created, migrated (``progress``, ``cancel``: migrations.Report) or
+        rebuilt, then synced (``fill`` False: a new index waits for a sync or rebuild). ``watch``: start_watching."""
         config = config or MemoryConfig()
         vault = Vault(Path(vault_dir))
         vault.ensure()
         settings = VaultSettings(vault.state_dir)
-        store, rebuilt = recovery.open_index(vault.index_path, vault.root, vault.state_dir)
+        store, rebuilt = recovery.open_index(vault.index_path, vault.root, vault.state_dir, progress, cancel)
         try:
             chosen = embedding.choose(embedder, settings.embedding(), config)
         except BaseException:

@@ -6,13 +6,16 @@ The vector table is not here: its dimension depends on the embedding model (see 
 
 from __future__ import annotations
 
+import inspect
 import json
-from collections.abc import Callable
+import time
+from collections.abc import Callable, Iterable, Iterator
 
-from memory_curator.core.errors import IndexTooNew
+from memory_curator.core.errors import Cancelled, IndexTooNew
 from memory_curator.core.graph.extract import link_names
 from memory_curator.core.index import postings, unreadable
-from memory_curator.core.index.db import Connection, complete_statement
+from memory_curator.core.index.db import Connection, DatabaseError, complete_statement
+from memory_curator.core.progress import CancelToken, ProgressFn
 from memory_curator.core.text.tokens import fts_row, index_text
 
 
@@ -141,7 +144,16 @@ def m003_review_inbox(conn: Connection) -> None:
     )
 
 
-def m004_fts_porter(conn: Connection) -> None:
+def _counted(conn: Connection, rows: Iterable[tuple], step: ProgressFn | None, what: str) -> Iterator[tuple]:
+    """The memory rows (pk first, in pk order) passed on, telling ``step`` how far they are every 5,000."""
+    end = conn.execute("SELECT MAX(pk) FROM memories").fetchone()[0] or 0
+    for n, row in enumerate(rows, 1):
+        if step is not None and n % 5000 == 0:
+            step(row[0], end, what)
+        yield row
+
+
+def m004_fts_porter(conn: Connection, step: ProgressFn | None = None) -> None:
     """English stemming in the full-text index (``decided`` meets ``decide``): the FTS table is rebuilt with
     the ``porter`` tokenizer and refilled from the memory rows. Stemming only touches ASCII suffixes, so
     Japanese words and Finnish prefix matches are unchanged; it raised R@10 of keyword search on the LoCoMo
@@ -151,7 +163,8 @@ def m004_fts_porter(conn: Connection) -> None:
         "CREATE VIRTUAL TABLE memories_fts USING fts5(title, content, keywords, content='', contentless_delete=1, "
         "tokenize='porter unicode61 remove_diacritics 2')"
     )
-    rows = conn.execute("SELECT pk, title, content, keywords FROM memories").fetchall()
+    rows = _counted(conn, conn.execute("SELECT pk, title, content, keywords FROM memories ORDER BY pk").fetchall(),
+                    step, "the full text, memory by memory")
     conn.executemany(
         "INSERT INTO memories_fts (rowid, title, content, keywords) VALUES (?, ?, ?, ?)",
         ((pk, index_text(t), index_text(c), index_text(" ".join(json.loads(k or "[]")))) for pk, t, c, k in rows),
@@ -171,7 +184,7 @@ def m006_no_content_triggers(conn: Connection) -> None:
         conn.execute(f"DROP TRIGGER IF EXISTS memories_content_{event}")
 
 
-def m007_fts_finnish_stems(conn: Connection) -> None:
+def m007_fts_finnish_stems(conn: Connection, step: ProgressFn | None = None) -> None:
     """Finnish stems in the full-text index: the FTS table gains a ``stems`` column holding each memory's
     Snowball stems (``tietokannan`` -> ``tietokan``), matched by a search's stem round, and is refilled from
     the memory rows."""
@@ -180,7 +193,8 @@ def m007_fts_finnish_stems(conn: Connection) -> None:
         "CREATE VIRTUAL TABLE memories_fts USING fts5(title, content, keywords, stems, content='', "
         "contentless_delete=1, tokenize='porter unicode61 remove_diacritics 2')"
     )
-    rows = conn.execute("SELECT pk, title, content, keywords FROM memories")
+    rows = _counted(conn, conn.execute("SELECT pk, title, content, keywords FROM memories ORDER BY pk"), step,
+                    "the full text, memory by memory")
     conn.executemany(
         "INSERT INTO memories_fts (rowid, title, content, keywords, stems) VALUES (?, ?, ?, ?, ?)",
         ((pk, *fts_row(t, c, " ".join(json.loads(k or "[]")))) for pk, t, c, k in rows),
@@ -379,7 +393,7 @@ def m017_unreadable_share(conn: Connection) -> None:
     unreadable.add_column(conn)
 
 
-def m018_link_names(conn: Connection) -> None:
+def m018_link_names(conn: Connection, step: ProgressFn | None = None) -> None:
     """A memory's own names for links (folded title, file name and slug: extract.link_names) in a table of their
     own, one row a memory, and its id in its row, instead of four 'self' rows per memory in graph_edges: those
     were two thirds of that table and a third of a rebuild's writing at 100,000 files. The names are made from
@@ -393,12 +407,16 @@ def m018_link_names(conn: Connection) -> None:
             slug TEXT
         );
         """)
-    last = 0
+    last, end = 0, conn.execute("SELECT MAX(pk) FROM memories").fetchone()[0] or 0
     while rows := conn.execute("SELECT pk, title, file_path FROM memories WHERE pk > ? ORDER BY pk LIMIT 5000",
                                (last,)).fetchall():
         conn.executemany("INSERT INTO link_names (pk, title, file, slug) VALUES (?, ?, ?, ?)",
                          [(pk, *link_names(title, path)) for pk, title, path in rows])
         last = rows[-1][0]
+        if step is not None:  # pks are dense enough (a rebuild numbers them anew) to say how far it is
+            step(last, end, "the names links use, memory by memory")
+    if step is not None:
+        step(0, 0, "the links copied into their new table")
     run_script(conn, """
         CREATE INDEX idx_link_names_title ON link_names(title);
         CREATE INDEX idx_link_names_file ON link_names(file);
@@ -447,28 +465,113 @@ def current_version(conn: Connection) -> int:
     return row[0] or 0
 
 
-def migrate(conn: Connection) -> list[int]:
-    """Apply pending migrations, each in its own transaction. Returns the versions applied."""
+# What a migration that can take long on a large index does, in the words of the opening's progress.
+WHAT = {
+    4: "refilling the full-text index with English stems",
+    7: "refilling the full-text index with Finnish stems",
+    11: "counting the keywords",
+    12: "counting the categories, sessions and labels",
+    13: "counting the characters of content",
+    15: "numbering the keyword postings' words",
+    16: "indexing the sessions' filter columns",
+    17: "adding the unreadable share's column",
+    18: "giving each memory's link names a table of their own",
+}
+TICK_OPS = 100_000  # SQLite's virtual-machine steps between two looks at the clock and the cancel token
+TICK_S = 0.1  # a statement running long repeats its message this often (the time it has taken shows)
+
+
+class Report:
+    """A migration's progress for ``migrate``'s caller: its message when it begins, each step of a loop, and
+    while one long statement runs (an index made, a table copied: 10-25 s at 1,000,000 memories) the same
+    message again every ``TICK_S`` from SQLite's progress handler, so a caller can show the time going by and a
+    cancel interrupts the statement (the migration's transaction rolls back; the ones before it stay)."""
+
+    def __init__(self, conn: Connection, progress: ProgressFn | None, cancel: CancelToken | None, count: int):
+        self._conn, self._progress, self._cancel, self.count = conn, progress, cancel, count
+        self.number, self._prefix, self._last, self._said = 0, "", (0, 0, ""), 0.0
+        if progress is not None or cancel is not None:
+            conn.set_progress_handler(self._tick, TICK_OPS)
+
+    def begin(self, version: int, name: str) -> None:
+        self.number += 1
+        self._prefix = f"Upgrading the index ({self.number} of {self.count}, migration {version})"
+        self.step(0, 0, WHAT.get(version, name.replace("_", " ")))
+
+    def step(self, done: int, total: int, what: str) -> None:
+        self._last = (done, total, f"{self._prefix}: {what}")
+        self._say()
+        if self._cancel is not None and self._cancel.cancelled:
+            raise self._stopped()
+
+    def _say(self) -> None:
+        self._said = time.monotonic()
+        if self._progress is not None:
+            self._progress(*self._last)
+
+    def _tick(self) -> int:
+        if self._cancel is not None and self._cancel.cancelled:
+            return 1  # SQLite stops the statement: "interrupted"
+        if self._progress is not None and time.monotonic() - self._said >= TICK_S:
+            self._say()
+        return 0
+
+    def close(self) -> None:
+        self._conn.set_progress_handler(None, 0)
+
+    def cancelled(self, exc: BaseException) -> BaseException:
+        """The error to raise for ``exc`` (the migration rolled back): Cancelled for a cancel, for Ctrl-C, and for
+        the interrupt either caused in a statement (Ctrl-C's KeyboardInterrupt, raised in ``_tick``, is swallowed
+        by sqlite3, which stops the statement: nothing else interrupts a connection not yet handed out)."""
+        if isinstance(exc, (Cancelled, KeyboardInterrupt)) or (
+                isinstance(exc, DatabaseError) and "interrupted" in str(exc)):
+            return self._stopped()
+        return exc
+
+    def _stopped(self) -> Cancelled:
+        done = self.number - 1
+        return Cancelled(done, self.count, f"Upgrading the index stopped: {done} of its {self.count} migrations "
+                         "are done and kept, the one under way was undone; opening the vault again goes on from "
+                         "there.")
+
+
+def _steps(fn: Callable[..., None]) -> bool:
+    return "step" in inspect.signature(fn).parameters
+
+
+def migrate(conn: Connection, progress: ProgressFn | None = None, cancel: CancelToken | None = None) -> list[int]:
+    """Apply pending migrations, each in its own transaction. Returns the versions applied. ``progress`` hears
+    what each does (see Report); ``cancel`` stops the one running (rolled back: Cancelled)."""
     applied = []
     have = current_version(conn)
     known = MIGRATIONS[-1][0]
     if have > known:
         raise IndexTooNew(f"The index has schema {have}, written by a newer version of Memory Curator; this one "
                           f"knows up to {known}.")
-    for version, name, fn in MIGRATIONS:
-        if version <= have:
-            continue
-        conn.execute("BEGIN IMMEDIATE")
-        try:
-            # Another process may have migrated while we waited for the lock.
-            if conn.execute("SELECT 1 FROM schema_migrations WHERE version = ?", (version,)).fetchone():
+    todo = [m for m in MIGRATIONS if m[0] > have]
+    if not todo:
+        return applied
+    report = Report(conn, progress, cancel, len(todo))
+    try:
+        for version, name, fn in todo:
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                # Another process may have migrated while we waited for the lock.
+                if conn.execute("SELECT 1 FROM schema_migrations WHERE version = ?", (version,)).fetchone():
+                    conn.execute("COMMIT")
+                    continue
+                report.begin(version, name)
+                fn(conn, report.step) if _steps(fn) else fn(conn)
+                conn.execute("INSERT INTO schema_migrations (version, name) VALUES (?, ?)", (version, name))
                 conn.execute("COMMIT")
-                continue
-            fn(conn)
-            conn.execute("INSERT INTO schema_migrations (version, name) VALUES (?, ?)", (version, name))
-            conn.execute("COMMIT")
-        except BaseException:
-            conn.execute("ROLLBACK")
-            raise
-        applied.append(version)
+            except BaseException as exc:
+                if conn.in_transaction:
+                    conn.execute("ROLLBACK")
+                error = report.cancelled(exc)
+                if error is exc:
+                    raise
+                raise error from None if isinstance(exc, Cancelled) else exc
+            applied.append(version)
+    finally:
+        report.close()
     return applied

@@ -11,15 +11,18 @@ from pathlib import Path
 from memory_curator.core.errors import IndexError_, IndexTooNew
 from memory_curator.core.index import db
 from memory_curator.core.index.store import IndexStore
+from memory_curator.core.progress import CancelToken, ProgressFn
 
 log = logging.getLogger(__name__)
 
 
-def open_index(path: Path, root: Path, state_dir: Path) -> tuple[IndexStore, bool]:
-    """(the store, whether it starts empty and must be filled from the vault)."""
+def open_index(path: Path, root: Path, state_dir: Path, progress: ProgressFn | None = None,
+               cancel: CancelToken | None = None) -> tuple[IndexStore, bool]:
+    """(the store, whether it starts empty and must be filled from the vault). ``progress`` hears an older
+    index's migrations; ``cancel`` stops them (Cancelled: the ones done stay, the one running rolls back)."""
     fresh = not path.exists()
     try:
-        store = IndexStore.open(path, root)
+        store = IndexStore.open(path, root, progress=progress, cancel=cancel)
         try:
             store.count()
         except BaseException:

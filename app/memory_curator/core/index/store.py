@@ -18,6 +18,7 @@ from memory_curator.core.index.db import Connection, connect, refit_mmap
 from memory_curator.core.index.rows import MemoryRow, memory_row
 from memory_curator.core.index.vectors import VectorTable
 from memory_curator.core.model import MemoryItem, VaultProblem, utcnow
+from memory_curator.core.progress import CancelToken, ProgressFn
 from memory_curator.core.text.tokens import TEXT_COLUMNS, phrase
 from memory_curator.core.vault.codec import format_dt
 
@@ -72,11 +73,13 @@ class IndexStore:
         self._checkpointer = Checkpointer(getattr(conn, "path", ":memory:"), checkpoint_gap_s)
 
     @classmethod
-    def open(cls, path: Path, root: Path, checkpoint_gap_s: float = GAP_S) -> IndexStore:
+    def open(cls, path: Path, root: Path, checkpoint_gap_s: float = GAP_S, *, progress: ProgressFn | None = None,
+             cancel: CancelToken | None = None) -> IndexStore:
+        """``progress`` and ``cancel``: an older index's migrations (see migrations.Report)."""
         conn = connect(path)
         try:
             bulk.restore_if_pending(conn)  # before migrating: the statements kept are of the schema as it was
-            migrations.migrate(conn)
+            migrations.migrate(conn, progress, cancel)
             return cls(conn, root, checkpoint_gap_s)
         except BaseException:
             conn.close()

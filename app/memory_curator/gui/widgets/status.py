@@ -175,6 +175,28 @@ class EngineStatusBar(QStatusBar):
         if message:
             self.showMessage(message)
 
+    def watch_opening(self, request: Any) -> None:
+        """The vault's opening (the engine's ``opening`` Request): an older index's migrations say what they do,
+        with a busy bar while one statement runs and how far a loop is, and Cancel, which is safe (each migration
+        is one transaction) and says what it does."""
+
+        def progress(done: int, total: int, message: str) -> None:
+            self.embedder.setText("Upgrading the index…")
+            self.cancel_button.setToolTip(
+                "Stop upgrading the index: the migrations done are kept, the one under way is undone, and the "
+                "vault is not opened. Opening it again goes on from there.")
+            self.show_progress(done, total, message)
+
+        def ended(*_args: Any) -> None:
+            self.cancel_requested.disconnect(request.cancel)
+            self.cancel_button.setToolTip("")
+            self.hide_progress()
+
+        request.progress.connect(progress)
+        self.cancel_requested.connect(request.cancel)
+        request.done.connect(ended)
+        request.failed.connect(ended)
+
     def hide_progress(self) -> None:
         self.progress.setVisible(False)
         self.cancel_button.setVisible(False)

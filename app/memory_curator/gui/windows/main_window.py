@@ -26,7 +26,7 @@ from PySide6.QtWidgets import (
 )
 
 from memory_curator.core.embed.base import Embedder
-from memory_curator.core.errors import ValidationError
+from memory_curator.core.errors import Cancelled, ValidationError
 from memory_curator.core.model import MemoryItem
 from memory_curator.gui import graph_panes
 from memory_curator.gui.models.browse import BrowseModel, browse_counts
@@ -211,6 +211,7 @@ class MainWindow(QMainWindow):
         self.engine = Engine(Path(path), self.settings.memory_config(), self._requested_embedder, self)
         self.list_model.set_engine(self.engine)
         self.results_model.set_results("", [])
+        self.status.watch_opening(self.engine.opening)
         self.engine.opened.connect(lambda _svc: self._on_opened(Path(path)))
         self.engine.open_failed.connect(self._on_open_failed)
         self.engine.changed_elsewhere.connect(self.refresh_after_outside_change)
@@ -242,6 +243,9 @@ class MainWindow(QMainWindow):
 
     def _on_open_failed(self, exc: object) -> None:
         self.status.embedder.setText("No vault open")
+        if isinstance(exc, Cancelled):  # its message says what was kept (core/index/migrations.Report)
+            self.status.showMessage(f"{exc} Open it with File › Open vault.")
+            return
         if isinstance(exc, ValidationError) and exc.field == "embedder" and self.engine is not None:
             self.model_switch.refused(self.engine.vault, exc)
             return

@@ -1,0 +1,85 @@
+"""Opening an older index says what its migrations do (and how far a loop is), and a cancel stops them with the
+finished ones kept and the running one rolled back."""
+
+from __future__ import annotations
+
+import pytest
+
+from memory_curator.core.errors import Cancelled
+from memory_curator.core.index import db, migrations
+from memory_curator.core.progress import CancelToken
+from memory_curator.core.service import MemoryService
+from old_index import old_vault, schema
+
+
+def test_an_older_index_says_what_each_migration_does(vault_dir, config):
+    memory_id = old_vault(vault_dir, config)
+    heard: list[tuple[int, int, str]] = []
+    with MemoryService.open(vault_dir, embedder="none", config=config, sync=False,
+                            progress=lambda done, total, message: heard.append((done, total, message))) as svc:
+        assert svc.get(memory_id, record_access=False) is not None
+    messages = [m for _, _, m in heard]
+    assert messages[0] == "Upgrading the index (1 of 3, migration 16): indexing the sessions' filter columns"
+    assert "Upgrading the index (2 of 3, migration 17): adding the unreadable share's column" in messages
+    assert messages.index("Upgrading the index (3 of 3, migration 18): giving each memory's link names a table "
+                          "of their own") > 1
+    # The loop of migration 18 says how far it is (one memory: done at once), then its last statements.
+    assert (1, 1, "Upgrading the index (3 of 3, migration 18): the names links use, memory by memory") in heard
+    assert heard[-1] == (0, 0, "Upgrading the index (3 of 3, migration 18): the links copied into their new table")
+
+
+def test_a_current_index_says_nothing(vault_dir, config):
+    with MemoryService.open(vault_dir, embedder="none", config=config):
+        pass
+    heard = []
+    with MemoryService.open(vault_dir, embedder="none", config=config, progress=lambda *a: heard.append(a)):
+        pass
+    assert heard == []
+
+
+def test_a_cancel_keeps_the_finished_migrations_and_rolls_the_running_one_back(vault_dir, config):
+    memory_id = old_vault(vault_dir, config)
+    token = CancelToken()
+
+    def progress(done: int, total: int, message: str) -> None:
+        if "migration 18" in message:
+            token.cancel()
+
+    with pytest.raises(Cancelled) as caught:
+        MemoryService.open(vault_dir, embedder="none", config=config, sync=False, progress=progress, cancel=token)
+    assert (caught.value.done, caught.value.total) == (2, 3)
+    assert schema(vault_dir) == 17  # 16 and 17 stay; 18 was rolled back
+    with MemoryService.open(vault_dir, embedder="none", config=config, sync=False) as svc:  # goes on from there
+        assert svc.store.conn.execute("SELECT MAX(version) FROM schema_migrations").fetchone()[0] == 18
+        assert svc.get(memory_id, record_access=False).title == "Launch"
+
+
+def test_a_cancel_interrupts_a_long_statement(tmp_path):
+    """A statement running long (an index made over 1,000,000 rows) stops at SQLite's next progress tick."""
+    conn = db.connect(tmp_path / "x.db")
+    token = CancelToken()
+    report = migrations.Report(conn, None, token, 1)
+    token.cancel()
+    try:
+        with pytest.raises(db.DatabaseError) as caught:
+            conn.execute("WITH RECURSIVE r(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM r WHERE x < 100000000) "
+                         "SELECT count(*) FROM r").fetchone()
+        assert isinstance(report.cancelled(caught.value), Cancelled)
+    finally:
+        report.close()
+    assert conn.execute("SELECT 1").fetchone() == (1,)  # the handler is gone with the report
+    conn.close()
+
+
+def test_ctrl_c_stops_the_upgrade_as_a_cancel_does(vault_dir, config):
+    """Ctrl-C raises KeyboardInterrupt where Python runs: in a loop's step, or in SQLite's tick during a long
+    statement (where sqlite3 swallows it and stops the statement): either way the upgrade stops as a cancel."""
+    old_vault(vault_dir, config)
+
+    def progress(done: int, total: int, message: str) -> None:
+        if "migration 18" in message:
+            raise KeyboardInterrupt
+
+    with pytest.raises(Cancelled, match="2 of its 3 migrations are done and kept"):
+        MemoryService.open(vault_dir, embedder="none", config=config, sync=False, progress=progress)
+    assert schema(vault_dir) == 17

@@ -1,0 +1,61 @@
+"""Opening a vault whose index is older: the window says what each migration does, and Cancel stops the upgrade
+(the migrations done kept, the running one undone) and leaves no vault open."""
+
+from __future__ import annotations
+
+from memory_curator.core.index import db
+from memory_curator.gui.windows.main_window import MainWindow
+from old_index import old_vault, schema
+
+
+def window(qtbot, gui_settings) -> tuple[MainWindow, list[str]]:
+    w = MainWindow(gui_settings)
+    qtbot.addWidget(w)
+    said: list[str] = []
+    w.status.messageChanged.connect(said.append)
+    return w, said
+
+
+def close(w: MainWindow) -> None:
+    w.editor.load(w.editor.item)
+    w.close()
+
+
+def test_the_window_says_what_each_migration_does(qtbot, gui_settings, vault_dir, config):
+    old_vault(vault_dir, config)
+    w, said = window(qtbot, gui_settings)
+    with qtbot.waitSignal(w.vault_opened, timeout=30000):
+        w.open_vault(vault_dir, embedder="none")
+    try:
+        assert "Upgrading the index (1 of 3, migration 16): indexing the sessions' filter columns" in said
+        assert ("Upgrading the index (3 of 3, migration 18): the links copied into their new table") in said
+        assert schema(vault_dir) == 18
+        assert not w.status.cancel_button.isVisibleTo(w) or w.engine.busy  # the opening's Cancel is gone
+        assert w.status.cancel_button.toolTip() == ""
+    finally:
+        close(w)
+
+
+def test_cancel_keeps_what_is_done_and_opens_no_vault(qtbot, gui_settings, vault_dir, config):
+    old_vault(vault_dir, config)
+    holder = db.connect(vault_dir / "index.db")
+    holder.execute("BEGIN IMMEDIATE")  # the upgrade waits for the write lock: Cancel comes first
+    w, said = window(qtbot, gui_settings)
+    try:
+        w.open_vault(vault_dir, embedder="none")
+        w.status.cancel_button.click()
+        holder.execute("ROLLBACK")
+        qtbot.waitUntil(lambda: any("Upgrading the index stopped" in m for m in said), timeout=30000)
+        assert w.status.embedder.text() == "No vault open"
+        assert any("0 of its 3 migrations are done and kept, the one under way was undone" in m for m in said)
+        assert schema(vault_dir) == 15
+    finally:
+        holder.close()
+        close(w)
+    again, _ = window(qtbot, gui_settings)  # opened again, it goes on from there
+    with qtbot.waitSignal(again.vault_opened, timeout=30000):
+        again.open_vault(vault_dir, embedder="none")
+    try:
+        assert schema(vault_dir) == 18
+    finally:
+        close(again)
