@@ -124,9 +124,10 @@ def test_reindex_model_with_an_unknown_provider_is_exit_2(cli, three):
 
 def test_rebuild_builds_the_kept_keyword_postings_itself(tmp_path):
     """A command-line process never polls, so its rebuild builds the postings a background unit would."""
-    from memory_curator.cli.commands import _build_keyword_postings  # noqa: PLC0415
+    from memory_curator.cli.commands import _run_upkeep  # noqa: PLC0415
     from memory_curator.core.config import MemoryConfig  # noqa: PLC0415
     from memory_curator.core.index import postings  # noqa: PLC0415
+    from memory_curator.core.index.upkeep import Pending  # noqa: PLC0415
     from memory_curator.core.service import MemoryService  # noqa: PLC0415
 
     config = MemoryConfig(ollama_host="http://127.0.0.1:9", postings_min_rows=20, postings_common=3)
@@ -134,6 +135,6 @@ def test_rebuild_builds_the_kept_keyword_postings_itself(tmp_path):
         svc.save_batch([{"content": f"river stone garden note {i}", "category": "context"} for i in range(30)])
         svc.rebuild_index(embed=False)
         assert not postings.has_base(svc.store.conn)  # left to the background: nothing kicked it here
-        _build_keyword_postings(svc)
+        assert _run_upkeep(svc) == (Pending(), False)
         assert postings.has_base(svc.store.conn)
         assert len(svc.search("river stone", limit=5, mode="keyword")) == 5

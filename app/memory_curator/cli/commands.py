@@ -13,6 +13,7 @@ from memory_curator.core.contract import cursors
 from memory_curator.core.contract.errors import parse
 from memory_curator.core.contract.operations import operation
 from memory_curator.core.errors import ValidationError
+from memory_curator.core.index.upkeep import Pending
 from memory_curator.core.model import MEMORY_TYPES, SEARCH_MODES, SORT_KEYS
 from memory_curator.serving import calls
 
@@ -250,8 +251,10 @@ def cmd_stats(args, vault, config):
         stats = svc.stats()
         status = svc.embedder_status()
         problems = svc.problems()
+        upkeep = svc.upkeep.pending()
         if args.json:
-            output.emit_json({"stats": stats, "embedder": status, "problems": problems})
+            output.emit_json({"stats": stats, "embedder": status, "problems": problems,
+                              "upkeep": {"pending": upkeep.describe(), "command": "memory-curator maintain"}})
             return
         print(f"vault:        {svc.vault.root}")
         print(f"memories:     {stats.total_count}  ({', '.join(f'{k} {v}' for k, v in sorted(stats.by_category.items()))})")
@@ -261,6 +264,7 @@ def cmd_stats(args, vault, config):
         print(f"embedder:     {status.detail}")
         print(f"index:        {stats.index_size_bytes / 1e6:.1f} MB")
         print(f"trash:        {stats.trash_count}")
+        print(f"upkeep:       {'; '.join(upkeep.describe()) + MAINTAIN if upkeep else 'none pending'}")
         for p in problems:
             output.warn(f"unreadable file {p.path}: {p.reason}")
 
@@ -276,9 +280,11 @@ def cmd_rebuild(args, vault, config):
         bar = output.ProgressPrinter("rebuilding")
         report = svc.rebuild_index(progress=bar)
         bar.finish()
-        _build_keyword_postings(svc)
+        left, _ = _run_upkeep(svc)
         for warning in report.warnings:
             output.warn(warning)
+        if left:
+            output.warn("upkeep is pending: " + "; ".join(left.describe()) + MAINTAIN)
         data = {"memories": report.added, "problems": [{"path": p, "reason": r} for p, r in report.problems]}
         if args.json:
             output.emit_json(data)
@@ -288,20 +294,38 @@ def cmd_rebuild(args, vault, config):
                 output.warn(f"skipped {p}: {r}")
 
 
-def _build_keyword_postings(svc) -> None:
-    """A large vault's rebuild leaves its kept keyword postings to a long-running process's background unit (the
-    app's, a server's), and keyword search ranks with FTS5 until they exist; a command-line process never polls,
-    so a vault used only from here would never get them. Build them now, with progress: Ctrl-C stops at the next
-    step, and the app or a server goes on from the words written."""
-    if svc.postings is None:
-        return
-    svc.postings.kick()
-    bar = output.ProgressPrinter("keyword index")
+MAINTAIN = ". Run `memory-curator maintain` to finish it now (the app and the servers do it in the background)."
+
+
+def _run_upkeep(svc) -> tuple[Pending, bool]:
+    """What the app's and the servers' polls do in the background (core/index/upkeep.py), run to the end with
+    progress: a command-line process never polls, so a vault used only from here would never get it. Ctrl-C stops
+    at the next step, keeping the steps done. Returns what is left, and whether Ctrl-C stopped it."""
+    bar = output.ProgressPrinter("upkeep")
     with ctrl_c_cancels() as token:
-        while not svc.postings.wait_idle(0.5) and not token.cancelled:
-            progress = svc.postings.progress
-            bar(progress.done, progress.total, "words")
+        left = svc.upkeep.run(progress=bar, cancel=token)
     bar.finish()
+    return left, token.cancelled
+
+
+@command("maintain", "finish the index's background upkeep now: the unreadable shares an older index lacks, "
+         "the keyword postings (built, or rows written since folded back in)")
+def cmd_maintain(args, vault, config):
+    # No opening sync: at 1,000,000 files it reads every one (~20 s) and upkeep needs none of it.
+    with open_service(args, vault, config, sync=False) as svc:
+        before = svc.upkeep.pending()
+        left, stopped = _run_upkeep(svc)
+        if args.json:
+            output.emit_json({"done": [] if left else before.finished(), "pending": left.describe(),
+                              "stopped": stopped})
+        elif not before:
+            print("nothing to do: no upkeep is pending")
+        elif left:
+            print(("stopped" if stopped else "not finished") + "; still pending: " + "; ".join(left.describe())
+                  + ". Run it again to go on from there.")
+        else:
+            print("done: " + "; ".join(before.finished()))
+        return 130 if stopped else 1 if left else 0
 
 
 def _reindex_args(p: argparse.ArgumentParser) -> None:

@@ -5,8 +5,9 @@ Four units work this way: the embedding backfill (core/embed/background.py), the
 after searches (core/index/checkpoints.py). Writes, syncs and polls kick them many times a second at worst; each
 kick only counts, and one serve answers every kick counted before it began, so a burst of kicks costs one run. A
 process that never kicks (a one-shot CLI command) never starts the thread: an index used only from the command
-line keeps its unreadable shares unfilled (searches compute them from the text, as before) until a rebuild
-writes them.
+line keeps its unreadable shares unfilled (searches compute them from the text, as before) and its keyword
+postings unbuilt or unfolded until ``memory-curator maintain`` runs them to the end (core/index/upkeep.py;
+``stats`` says when some is pending) or a rebuild writes them.
 """
 
 from __future__ import annotations

@@ -22,7 +22,7 @@ from memory_curator.core.embedding import Embedding
 from memory_curator.core.errors import StorageError
 from memory_curator.core.graph import graph
 from memory_curator.core.inbox import Inbox
-from memory_curator.core.index import listing, postings_unit, recovery
+from memory_curator.core.index import listing, postings_unit, recovery, upkeep
 from memory_curator.core.index.filters import Filters
 from memory_curator.core.index.store import IndexStore
 from memory_curator.core.ingest import exports, importer, ocr, sources
@@ -58,6 +58,7 @@ class MemoryService:
         self.conflicts = Conflicts(self.memories)  # sync conflicts: listed, merged when no person is needed, resolved
         self.counts = stats.Counts(store, vault)  # what the window shows often, cheap at 1,000,000 (stats() is not)
         self.postings = postings_unit.PostingsUnit.of(vault.index_path, vault.state_dir, config) if background else None
+        self.upkeep = upkeep.Upkeep(store, self.postings, config)  # what the polls do in the background, run to the end
         self.syncing = Syncing(self.memories, self.conflicts, self.embedding, config, self.postings, background)
         self._changes = self.syncing.monitor
         self.start_watching = self._changes.start_watching  # file events before the first poll (the app's opening)
@@ -104,8 +105,7 @@ class MemoryService:
         self.close()
 
     def poll_changes(self, *, progress: ProgressFn | None = None, cancel: CancelToken | None = None) -> ChangeReport:
-        """Cheap look (every half second, on the service's thread) for others' changes: sync (``cancel`` stops it
-        between batches: Cancelled), embed, commit history."""
+        """The polls' cheap look for others' changes: sync (cancelled between batches), embed, history."""
         return self.syncing.poll(Tracker(0, progress, cancel))
 
     @property

@@ -10,7 +10,8 @@ written. Only one process builds at a time (a file lock, released by the OS if t
 folds the rows written since back into the words' entries once there are ``fold_at`` of them, and then adds the
 words those writes made common.
 
-Long-running processes kick it (their polls: the app's writer, the servers); a command-line process does not.
+Long-running processes kick it (their polls: the app's writer, the servers); a command-line process does not:
+its ``rebuild`` and ``maintain`` run it to the end (core/index/upkeep.py).
 """
 
 from __future__ import annotations

@@ -84,6 +84,20 @@ def pending(conn: Connection) -> bool:
     return conn.execute("SELECT 1 FROM meta WHERE key = ?", (KEY,)).fetchone() is not None
 
 
+def reach(conn: Connection) -> tuple[int, int] | None:
+    """(the pk the fill has read up to, the last pk), or None when nothing is left to fill."""
+    known = conn.execute("SELECT value FROM meta WHERE key = ?", (KEY,)).fetchone()
+    if known is None:
+        return None
+    return int(known[0]), conn.execute("SELECT MAX(pk) FROM memories").fetchone()[0] or 0
+
+
+def left(conn: Connection) -> int:
+    """About how many memories' shares are not yet known (pks are dense): 0 once the fill is done."""
+    where = reach(conn)
+    return 0 if where is None else max(where[1] - where[0], 1)  # 1: all read, the index still to make
+
+
 def fill_step(conn: Connection, budget_s: float = STEP_S) -> bool:
     """Write the shares of the next rows not yet known, for about ``budget_s``, in a write transaction of its
     own; False when none are left (the key is gone)."""

@@ -1,0 +1,94 @@
+"""The index's background upkeep, run to the end where nothing runs it in the background.
+
+Two units keep an index in shape after a migration or many writes: the unreadable shares' fill (unreadable.py:
+an index older than migration 17 computes them from the text at every hybrid search until it is done) and the
+keyword postings (postings_unit.py: built once a vault has ``postings_min_rows`` memories, folded back after
+``postings_fold_at`` writes; keyword search ranks with FTS5 alone meanwhile, slower at 1,000,000 memories).
+Long-running processes (the app, serve, mcp) kick both from their polls. A command-line process never polls,
+and a one-shot command must stay quick (an `add` at 1,000,000 memories cannot wait the ~4 s of reading and the
+minutes of building they take there), so a vault used only from the command line asks for them:
+``memory-curator maintain`` runs ``Upkeep.run`` (``stats`` says when some is pending). Ctrl-C (a cancel) keeps
+every step done: each is a transaction of its own, and the next run, or the app, goes on from there.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from memory_curator.core.config import MemoryConfig
+from memory_curator.core.index import postings, unreadable
+from memory_curator.core.index.postings_unit import BUILDING, PostingsUnit
+from memory_curator.core.index.store import IndexStore
+from memory_curator.core.progress import CancelToken, ProgressFn
+
+FILL_STEP_S = 0.2  # a fill step's write transaction here (the app's unit: 0.05 s, with as long a pause after)
+WAIT_S = 0.2  # how often the postings' progress is passed on while their unit builds
+
+
+@dataclass(frozen=True)
+class Pending:
+    """What upkeep an index has left: the unreadable ``shares`` of that many memories not stored yet, and the
+    keyword postings' need (``postings``: "build", "fold" or None)."""
+
+    shares: int = 0
+    postings: str | None = None
+
+    def __bool__(self) -> bool:
+        return bool(self.shares or self.postings)
+
+    def describe(self) -> list[str]:
+        out = []
+        if self.shares:
+            out.append(f"the unreadable shares of about {_memories(self.shares)} are not stored yet (hybrid search "
+                       "computes them from the text meanwhile)")
+        if self.postings == "build":
+            out.append("the keyword postings are not built (keyword search ranks with the full-text index alone "
+                       "meanwhile, more slowly)")
+        elif self.postings == "fold":
+            out.append("rows written since the keyword postings were built are to be folded back in")
+        return out
+
+    def finished(self) -> list[str]:
+        """What running this upkeep did, said once it is done."""
+        return [what for what, due in (
+            (f"the unreadable shares of about {_memories(self.shares)} stored", self.shares),
+            ("the keyword postings built", self.postings == "build"),
+            ("the rows written since folded into the keyword postings", self.postings == "fold")) if due]
+
+
+def _memories(n: int) -> str:
+    return f"{n:,} memor{'y' if n == 1 else 'ies'}"
+
+
+class Upkeep:
+    """An open service's upkeep: the fill on its own connection, the postings through its PostingsUnit (None in a
+    process without one: a reader lane)."""
+
+    def __init__(self, store: IndexStore, unit: PostingsUnit | None, config: MemoryConfig, *,
+                 step_s: float = FILL_STEP_S):
+        self._store, self._unit, self._config, self._step_s = store, unit, config, step_s
+
+    def pending(self) -> Pending:
+        conn = self._store.conn
+        need = postings.pending(conn, min_rows=self._config.postings_min_rows, fold_at=self._config.postings_fold_at)
+        return Pending(unreadable.left(conn), need if self._unit is not None else None)
+
+    def run(self, progress: ProgressFn | None = None, cancel: CancelToken | None = None) -> Pending:
+        """The shares filled, then the postings built or folded, saying how far; returns what is left (a cancel
+        stops at the next step, keeping those done)."""
+        say = progress or (lambda done, total, message: None)
+        stop = cancel or CancelToken()
+        conn = self._store.conn
+        while not stop.cancelled and (reach := unreadable.reach(conn)) is not None:
+            say(*reach, "storing the unreadable shares (memories)")
+            unreadable.fill_step(conn, self._step_s)
+        if not stop.cancelled and self.pending().postings is not None:
+            self._unit.kick()
+            while not self._unit.wait_idle(WAIT_S):
+                now = self._unit.progress
+                say(now.done, now.total, "building the keyword postings (words)" if now.state == BUILDING else
+                    "folding written rows into the keyword postings (words)")
+                if stop.cancelled:
+                    self._unit.close()  # the step under way rolls back; the words written stay
+                    break
+        return self.pending()
