@@ -23,6 +23,7 @@ def test_health_reports_embedder_and_index(api):
     assert body["status"] == "ok"
     assert body["embedder"]["provider"] == "none" and body["embedder"]["reachable"] is False
     assert body["index"]["memories"] == 1 and body["index"]["inbox"] == 1
+    assert body["index"]["upkeep"] == []  # nothing left for the background to do
 
 
 def test_store_get_search_delete_lifecycle(api):

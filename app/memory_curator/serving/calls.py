@@ -229,7 +229,9 @@ def health(svc: MemoryService, inp: i.Health, caller: Caller) -> dict[str, Any]:
         "vault": str(svc.vault.root),
         "components": parts,
         "embedder": {"provider": emb.provider, "model": emb.model, "reachable": emb.available, "detail": emb.detail},
-        "index": {**status.index_statistics(stats, svc.store), "inbox": svc.inbox.count()},
+        # What the background upkeep (core/index/upkeep.py) has left: a server's polls run it meanwhile.
+        "index": {**status.index_statistics(stats, svc.store), "inbox": svc.inbox.count(),
+                  "upkeep": svc.upkeep.pending().describe()},
     }
 
 
