@@ -1,10 +1,14 @@
-"""Opening a vault whose index is older: the window says what each migration does, and Cancel stops the upgrade
-(the migrations done kept, the running one undone) and leaves no vault open."""
+"""Opening a vault whose index is older: the window says what each migration does, the opening dialog shows it
+when it takes over a second, and Cancel stops the upgrade (the migrations done kept, the running one undone)
+and leaves no vault open."""
 
 from __future__ import annotations
 
+from memory_curator.core.errors import Cancelled
 from memory_curator.core.index import db
+from memory_curator.gui.widgets.opening import CANCEL_HELP, OpeningDialog
 from memory_curator.gui.windows.main_window import MainWindow
+from memory_curator.gui.worker import Request
 from old_index import old_vault, schema
 
 
@@ -30,8 +34,7 @@ def test_the_window_says_what_each_migration_does(qtbot, gui_settings, vault_dir
         assert "Upgrading the index (1 of 3, migration 16): indexing the sessions' filter columns" in said
         assert ("Upgrading the index (3 of 3, migration 18): the links copied into their new table") in said
         assert schema(vault_dir) == 18
-        assert not w.status.cancel_button.isVisibleTo(w) or w.engine.busy  # the opening's Cancel is gone
-        assert w.status.cancel_button.toolTip() == ""
+        assert w.opening_dialog.ended and not w.opening_dialog.isVisible()  # a quick upgrade: never shown
     finally:
         close(w)
 
@@ -43,7 +46,7 @@ def test_cancel_keeps_what_is_done_and_opens_no_vault(qtbot, gui_settings, vault
     w, said = window(qtbot, gui_settings)
     try:
         w.open_vault(vault_dir, embedder="none")
-        w.status.cancel_button.click()
+        w.opening_dialog.cancel_button.click()
         holder.execute("ROLLBACK")
         qtbot.waitUntil(lambda: any("Upgrading the index stopped" in m for m in said), timeout=30000)
         assert w.status.embedder.text() == "No vault open"
@@ -59,3 +62,22 @@ def test_cancel_keeps_what_is_done_and_opens_no_vault(qtbot, gui_settings, vault
         assert schema(vault_dir) == 18
     finally:
         close(again)
+
+
+def test_the_dialog_shows_a_long_upgrade_and_cancels_it(qtbot):
+    request = Request(1, None)
+    dialog = OpeningDialog(request)
+    qtbot.addWidget(dialog)
+    first = "Upgrading the index (1 of 3, migration 16): indexing the sessions' filter columns"
+    request.progress.emit(0, 0, first)
+    assert not dialog.isVisible()  # not before a second has gone by
+    qtbot.waitUntil(dialog.isVisible, timeout=5000)
+    assert dialog.message.text() == first and dialog.bar.maximum() == 0  # one statement: a busy bar
+    request.progress.emit(535000, 1000000, "Upgrading the index (3 of 3, migration 18): the names links use")
+    assert (dialog.bar.value(), dialog.bar.maximum()) == (535000, 1000000)
+    assert dialog.cancel_button.toolTip() == CANCEL_HELP
+    dialog.cancel_button.click()
+    assert request.token.cancelled and not dialog.cancel_button.isEnabled()
+    assert dialog.message.text() == "Stopping: undoing the migration under way…"
+    request.failed.emit(Cancelled(2, 3))
+    assert dialog.ended and not dialog.isVisible()

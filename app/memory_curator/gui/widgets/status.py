@@ -177,25 +177,18 @@ class EngineStatusBar(QStatusBar):
 
     def watch_opening(self, request: Any) -> None:
         """The vault's opening (the engine's ``opening`` Request): an older index's migrations say what they do,
-        with a busy bar while one statement runs and how far a loop is, and Cancel, which is safe (each migration
-        is one transaction) and says what it does."""
+        with a busy bar while one statement runs and how far a loop is (Cancel is the opening dialog's)."""
 
         def progress(done: int, total: int, message: str) -> None:
             self.embedder.setText("Upgrading the index…")
-            self.cancel_button.setToolTip(
-                "Stop upgrading the index: the migrations done are kept, the one under way is undone, and the "
-                "vault is not opened. Opening it again goes on from there.")
-            self.show_progress(done, total, message)
-
-        def ended(*_args: Any) -> None:
-            self.cancel_requested.disconnect(request.cancel)
-            self.cancel_button.setToolTip("")
-            self.hide_progress()
+            self.progress.setVisible(True)
+            self.progress.setMaximum(max(total, 0))
+            self.progress.setValue(done)
+            self.showMessage(message)
 
         request.progress.connect(progress)
-        self.cancel_requested.connect(request.cancel)
-        request.done.connect(ended)
-        request.failed.connect(ended)
+        request.done.connect(self.hide_progress)
+        request.failed.connect(self.hide_progress)
 
     def hide_progress(self) -> None:
         self.progress.setVisible(False)

@@ -39,6 +39,7 @@ from memory_curator.gui.widgets.editor import MemoryEditor
 from memory_curator.gui.widgets.explanation import ExplanationPanel
 from memory_curator.gui.widgets.health import HealthPane
 from memory_curator.gui.widgets.inbox import InboxPane
+from memory_curator.gui.widgets.opening import OpeningDialog
 from memory_curator.gui.widgets.rich_text_delegate import RichTextDelegate
 from memory_curator.gui.widgets.salience import SalienceControl
 from memory_curator.gui.widgets.search_bar import SearchBar
@@ -212,6 +213,7 @@ class MainWindow(QMainWindow):
         self.list_model.set_engine(self.engine)
         self.results_model.set_results("", [])
         self.status.watch_opening(self.engine.opening)
+        self.opening_dialog = OpeningDialog(self.engine.opening, self)
         self.engine.opened.connect(lambda _svc: self._on_opened(Path(path)))
         self.engine.open_failed.connect(self._on_open_failed)
         self.engine.changed_elsewhere.connect(self.refresh_after_outside_change)
