@@ -489,7 +489,7 @@ class Report:
 
     def __init__(self, conn: Connection, progress: ProgressFn | None, cancel: CancelToken | None, count: int):
         self._conn, self._progress, self._cancel, self.count = conn, progress, cancel, count
-        self.number, self._prefix, self._last, self._said = 0, "", (0, 0, ""), 0.0
+        self.number, self.done, self._prefix, self._last, self._said = 0, 0, "", (0, 0, ""), 0.0
         if progress is not None or cancel is not None:
             conn.set_progress_handler(self._tick, TICK_OPS)
 
@@ -529,9 +529,8 @@ class Report:
         return exc
 
     def _stopped(self) -> Cancelled:
-        done = self.number - 1
-        return Cancelled(done, self.count, f"Upgrading the index stopped: {done} of its {self.count} migrations "
-                         "are done and kept, the one under way was undone; opening the vault again goes on from "
+        return Cancelled(self.done, self.count, f"Upgrading the index stopped: {self.done} of {self.count} "
+                         "migrations done (kept), the one under way undone; opening the vault again goes on from "
                          "there.")
 
 
@@ -559,11 +558,13 @@ def migrate(conn: Connection, progress: ProgressFn | None = None, cancel: Cancel
                 # Another process may have migrated while we waited for the lock.
                 if conn.execute("SELECT 1 FROM schema_migrations WHERE version = ?", (version,)).fetchone():
                     conn.execute("COMMIT")
+                    report.done += 1
                     continue
                 report.begin(version, name)
                 fn(conn, report.step) if _steps(fn) else fn(conn)
                 conn.execute("INSERT INTO schema_migrations (version, name) VALUES (?, ?)", (version, name))
                 conn.execute("COMMIT")
+                report.done += 1  # a Ctrl-C from here to the next one's begin finds it kept
             except BaseException as exc:
                 if conn.in_transaction:
                     conn.execute("ROLLBACK")
