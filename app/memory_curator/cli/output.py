@@ -96,24 +96,23 @@ class ProgressPrinter:
             sys.stderr.write("\n")
 
 
-class OpeningPrinter:
-    """What opening the vault does that takes long (an older index's migrations: ~35 s at 1,000,000 memories), on
-    stderr: stdout stays the command's output, which scripts read. On a terminal one line kept up to date from
-    the first message; elsewhere (a script, a service's log) nothing unless the opening has taken ``after_s``,
-    then a line for each new message and one every ``every_s`` while it lasts (``lines``: every message, a
-    server's log)."""
+class LongPrinter:
+    """Progress of a long step on stderr (stdout stays the command's output, which scripts read). On a terminal
+    one line kept up to date from the first message; elsewhere (a script, a cron or service log) nothing unless it
+    has taken ``after_s``, then a line for each new message and one every ``every_s`` while it lasts (``lines``:
+    every message at once, a server's log). ``finished``: said at the end with the time taken, if anything was."""
 
     def __init__(self, stream: TextIO | None = None, *, after_s: float = 1.0, every_s: float = 10.0,
-                 lines: bool = False, clock: Callable[[], float] = time.monotonic):
+                 lines: bool = False, clock: Callable[[], float] = time.monotonic, finished: str | None = None):
         self._stream = stream or sys.stderr
         self._tty = not lines and self._stream.isatty()
         self._after_s = 0.0 if lines else after_s
-        self._every_s, self._clock = every_s, clock
+        self._every_s, self._clock, self._finished = every_s, clock, finished
         self._start = clock()
         self._message, self._since, self._printed, self._last = "", 0.0, float("-inf"), self._start
         self._spoke = False
 
-    def __call__(self, done: int, total: int, message: str) -> None:
+    def __call__(self, done: int, total: int, message: str = "") -> None:
         now = self._last = self._clock()
         if message != self._message:
             self._message, self._since = message, now
@@ -131,14 +130,21 @@ class OpeningPrinter:
         self._printed, self._spoke = now, True
 
     def finish(self, ok: bool = True) -> None:
-        """After the opening: how long the upgrade took, if anything was said (``ok`` False: the line ends, the
-        error follows)."""
+        """At the end: ``finished`` with the time taken, if anything was said (``ok`` False: the terminal's line
+        ends, the error follows)."""
         if not self._spoke:
             return
-        end = "\x1b[K\n" if self._tty else "\n"
-        if ok:
+        if ok and self._finished:
             took = self._last - self._start
-            self._stream.write(("\r" if self._tty else "memory-curator: ") + f"The index is upgraded ({took:.0f} s)." + end)
+            self._stream.write(("\r" if self._tty else "memory-curator: ") + f"{self._finished} ({took:.0f} s)."
+                               + ("\x1b[K\n" if self._tty else "\n"))
         elif self._tty:
-            self._stream.write("\n")
+            self._stream.write("\x1b[K\n" if ok else "\n")
         self._stream.flush()
+
+
+class OpeningPrinter(LongPrinter):
+    """What opening the vault does that takes long: an older index's migrations (46-74 s at 1,000,000 memories)."""
+
+    def __init__(self, stream: TextIO | None = None, **options: Any):
+        super().__init__(stream, finished="The index is upgraded", **options)
