@@ -17,6 +17,7 @@ from typing import Any, TypeVar
 
 from memory_curator.core.config import MemoryConfig
 from memory_curator.core.embed.base import Embedder
+from memory_curator.core.progress import CancelToken, ProgressFn
 from memory_curator.core.service import MemoryService
 
 T = TypeVar("T")
@@ -45,13 +46,17 @@ class AsyncMemoryService:
 
     @classmethod
     async def open(cls, vault_dir: str | Path, embedder: str | Embedder = "auto",
-                   config: MemoryConfig | None = None, *, sync: bool = True) -> AsyncMemoryService:
-        """``MemoryService.open`` on a new engine thread (the vault is read there, not on the loop)."""
+                   config: MemoryConfig | None = None, *, sync: bool = True, progress: ProgressFn | None = None,
+                   cancel: CancelToken | None = None) -> AsyncMemoryService:
+        """``MemoryService.open`` on a new engine thread (the vault is read there, not on the loop). ``progress``
+        hears an older index's migrations, on that thread; a cancel (or this task cancelled) stops them."""
         executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="memory-curator-async")
+        token = cancel or CancelToken()
         try:
             svc = await asyncio.wrap_future(executor.submit(MemoryService.open, vault_dir, embedder, config,
-                                                            sync=sync))
+                                                            sync=sync, progress=progress, cancel=token))
         except BaseException:
+            token.cancel()  # the task was cancelled while the index upgrades: the upgrade stops too
             executor.shutdown(wait=False)
             raise
         return cls(executor, svc)

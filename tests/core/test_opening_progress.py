@@ -3,8 +3,11 @@ finished ones kept and the running one rolled back."""
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 
+from memory_curator import AsyncMemoryService
 from memory_curator.core.errors import Cancelled
 from memory_curator.core.index import db, migrations
 from memory_curator.core.progress import CancelToken
@@ -83,3 +86,16 @@ def test_ctrl_c_stops_the_upgrade_as_a_cancel_does(vault_dir, config):
     with pytest.raises(Cancelled, match=r"2 of 3 migrations done \(kept\)"):
         MemoryService.open(vault_dir, embedder="none", config=config, sync=False, progress=progress)
     assert schema(vault_dir) == 17
+
+
+def test_the_async_service_passes_the_upgrade_on(vault_dir, config):
+    old_vault(vault_dir, config)
+    heard = []
+
+    async def scenario():
+        async with await AsyncMemoryService.open(vault_dir, embedder="none", config=config, sync=False,
+                                                 progress=lambda *a: heard.append(a)) as svc:
+            return await svc.call(lambda s: s.count())
+
+    assert asyncio.run(scenario()) == 1
+    assert heard[0] == (0, 0, "Upgrading the index (1 of 3, migration 16): indexing the sessions' filter columns")
