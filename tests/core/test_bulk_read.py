@@ -7,7 +7,9 @@ import os
 import shutil
 import subprocess
 import sys
+import threading
 import time
+from contextlib import closing
 from pathlib import Path
 
 import pytest
@@ -59,6 +61,35 @@ def test_a_helper_that_fails_leaves_the_reading_here(filled, small_chunks, monke
     monkeypatch.setattr(sys, "executable", executable)
     assert _rows(vault, helpers=2) == here
     assert "reading" in caplog.text
+
+
+def _started_helpers(monkeypatch) -> list[subprocess.Popen]:
+    started: list[subprocess.Popen] = []
+    real_start = bulk_read._start_helper
+    monkeypatch.setattr(bulk_read, "_start_helper", lambda *a: started.append(real_start(*a)) or started[-1])
+    return started
+
+
+def test_a_helper_sends_ahead_of_the_writer(tmp_path, monkeypatch):
+    """The helpers' chunks are taken off their pipes as they come (up to AHEAD each), not when the writer asks:
+    a helper with its next chunk done went on only once the writer wanted it. Each chunk here is larger than a
+    pipe holds, so a helper whose chunks are not taken cannot finish before the writer asks for them."""
+    (tmp_path / "context").mkdir()
+    for i in range(bulk_read.AHEAD + 1):
+        (tmp_path / "context" / f"n{i}.md").write_text(f"note {i} " + "word " * 40_000)
+    monkeypatch.setattr(bulk_read, "CHUNK", 1)
+    started = _started_helpers(monkeypatch)
+    vault = Vault(tmp_path)
+    stats = sorted(vault.scan(), key=lambda s: s.rel)
+    with closing(bulk_read.chunks(vault, stats, helpers=1)) as parts:
+        first = next(parts)
+        assert started[0].wait(timeout=30) == 0  # it sent the rest with the writer busy with the first
+        rest = list(parts)
+    assert [f.rel for part in [first, *rest] for f in part] == [st.rel for st in stats]
+    with closing(bulk_read.chunks(vault, stats, helpers=1)) as parts:  # stopped early: helper and reader go
+        next(parts)
+    assert started[1].returncode is not None
+    assert not [t for t in threading.enumerate() if t.name == "bulk-read-take"]
 
 
 def test_rebuild_through_the_helper(filled, config, small_chunks):
