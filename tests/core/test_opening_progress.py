@@ -4,6 +4,8 @@ finished ones kept and the running one rolled back."""
 from __future__ import annotations
 
 import asyncio
+import threading
+import time
 
 import pytest
 
@@ -99,3 +101,64 @@ def test_the_async_service_passes_the_upgrade_on(vault_dir, config):
 
     assert asyncio.run(scenario()) == 1
     assert heard[0] == (0, 0, "Upgrading the index (1 of 3, migration 16): indexing the sessions' filter columns")
+
+
+WAITING = "Upgrading the index: waiting for another process writing to it (perhaps upgrading it too)"
+
+
+def opening_while_locked(vault_dir, config, cancel: CancelToken | None = None):
+    """Open the vault on a thread while another connection holds the write lock; (the thread, what it heard,
+    what it ended with)."""
+    heard: list[tuple[int, int, str]] = []
+    ended: list[object] = []
+
+    def run() -> None:
+        try:
+            with MemoryService.open(vault_dir, embedder="none", config=config, sync=False,
+                                    progress=lambda *a: heard.append(a), cancel=cancel) as svc:
+                ended.append(svc.count())
+        except Exception as exc:  # noqa: BLE001 - the test looks at it
+            ended.append(exc)
+
+    return threading.Thread(target=run), heard, ended
+
+
+def test_an_upgrade_waiting_for_another_writer_says_so_and_goes_on(vault_dir, config):
+    """Another process upgrading the same index holds the lock for a minute at 1,000,000 memories: longer than the
+    usual busy timeout (15 s), so the wait is said, and the upgrade goes on when the lock is free."""
+    old_vault(vault_dir, config)
+    holder = db.connect(vault_dir / "index.db")
+    holder.execute("BEGIN IMMEDIATE")
+    thread, heard, ended = opening_while_locked(vault_dir, config)
+    thread.start()
+    try:
+        deadline = time.monotonic() + 30
+        while (0, 0, WAITING) not in heard and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert (0, 0, WAITING) in heard
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
+    thread.join(60)
+    assert ended == [1] and schema(vault_dir) == 18
+
+
+def test_a_cancel_while_waiting_for_the_lock_stops_at_once(vault_dir, config):
+    old_vault(vault_dir, config)
+    holder = db.connect(vault_dir / "index.db")
+    holder.execute("BEGIN IMMEDIATE")
+    token = CancelToken()
+    thread, heard, ended = opening_while_locked(vault_dir, config, token)
+    thread.start()
+    try:
+        deadline = time.monotonic() + 30
+        while (0, 0, WAITING) not in heard and time.monotonic() < deadline:
+            time.sleep(0.05)
+        token.cancel()
+        thread.join(30)
+        assert len(ended) == 1 and isinstance(ended[0], Cancelled)
+        assert "0 of 3 migrations done" in str(ended[0])
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
+    assert schema(vault_dir) == 15

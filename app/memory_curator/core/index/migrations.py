@@ -11,10 +11,10 @@ import json
 import time
 from collections.abc import Callable, Iterable, Iterator
 
-from memory_curator.core.errors import Cancelled, IndexTooNew
+from memory_curator.core.errors import Cancelled, IndexBusy, IndexTooNew
 from memory_curator.core.graph.extract import link_names
 from memory_curator.core.index import postings, unreadable
-from memory_curator.core.index.db import Connection, DatabaseError, complete_statement
+from memory_curator.core.index.db import BUSY_TIMEOUT_MS, Connection, DatabaseError, complete_statement
 from memory_curator.core.progress import CancelToken, ProgressFn
 from memory_curator.core.text.tokens import fts_row, index_text
 
@@ -477,6 +477,8 @@ WHAT = {
     17: "adding the unreadable share's column",
     18: "giving each memory's link names a table of their own",
 }
+LOCK_LOOK_S = 1.0  # a migration waiting for another process's write lock says so (and hears a cancel) this often
+LOCK_PATIENCE_S = 600.0  # and gives up after this (another process's upgrade at 1,000,000 memories: 46-81 s)
 TICK_OPS = 100_000  # SQLite's virtual-machine steps between two looks at the clock and the cancel token
 TICK_S = 0.1  # a statement running long repeats its message this often (the time it has taken shows)
 
@@ -500,6 +502,14 @@ class Report:
 
     def step(self, done: int, total: int, what: str) -> None:
         self._last = (done, total, f"{self._prefix}: {what}")
+        self._say()
+        if self._cancel is not None and self._cancel.cancelled:
+            raise self._stopped()
+
+    def waiting(self) -> None:
+        """Another process holds the write lock (it may be upgrading the index itself)."""
+        self._last = (0, 0, "Upgrading the index: waiting for another process writing to it (perhaps upgrading "
+                            "it too)")
         self._say()
         if self._cancel is not None and self._cancel.cancelled:
             raise self._stopped()
@@ -534,6 +544,27 @@ class Report:
                          "there.")
 
 
+def _begin(conn: Connection, report: Report) -> None:
+    """A migration's write transaction. Another process may hold the lock for long (upgrading the same index:
+    a minute at 1,000,000 memories), longer than the usual busy timeout: the wait is said every second and a
+    cancel heard, for up to LOCK_PATIENCE_S."""
+    start = time.monotonic()
+    conn.execute(f"PRAGMA busy_timeout = {int(LOCK_LOOK_S * 1000)}")
+    try:
+        while True:
+            try:
+                conn.execute("BEGIN IMMEDIATE")
+                return
+            except IndexBusy:
+                if time.monotonic() - start >= LOCK_PATIENCE_S:
+                    raise IndexBusy(f"The vault's index stayed locked by another program for {LOCK_PATIENCE_S:.0f} s "
+                                    "while this one waited to upgrade it. Close the other program (or let it "
+                                    "finish), then open the vault again.") from None
+                report.waiting()
+    finally:
+        conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+
+
 def _steps(fn: Callable[..., None]) -> bool:
     return "step" in inspect.signature(fn).parameters
 
@@ -553,8 +584,8 @@ def migrate(conn: Connection, progress: ProgressFn | None = None, cancel: Cancel
     report = Report(conn, progress, cancel, len(todo))
     try:
         for version, name, fn in todo:
-            conn.execute("BEGIN IMMEDIATE")
             try:
+                _begin(conn, report)
                 # Another process may have migrated while we waited for the lock.
                 if conn.execute("SELECT 1 FROM schema_migrations WHERE version = ?", (version,)).fetchone():
                     conn.execute("COMMIT")
