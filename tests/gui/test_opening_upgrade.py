@@ -81,3 +81,23 @@ def test_the_dialog_shows_a_long_upgrade_and_cancels_it(qtbot):
     assert dialog.message.text() == "Stopping: undoing the migration under way…"
     request.failed.emit(Cancelled(2, 3))
     assert dialog.ended and not dialog.isVisible()
+
+
+def test_closing_the_window_during_the_upgrade_stops_it(qtbot, gui_settings, vault_dir, config, caplog):
+    """The engine's shutdown cancels its requests, the opening's upgrade with them: closing the window does not wait
+    for a minute of migrating (at 1,000,000 memories), and the index stays as the migrations done left it."""
+    old_vault(vault_dir, config)
+    holder = db.connect(vault_dir / "index.db")
+    holder.execute("BEGIN IMMEDIATE")  # the upgrade waits, saying so, as behind another process's upgrade
+    w, said = window(qtbot, gui_settings)
+    try:
+        w.open_vault(vault_dir, embedder="none")
+        qtbot.waitUntil(lambda: any("waiting for another process" in m for m in said), timeout=30000)
+        engine = w.engine
+        close(w)  # Engine.shutdown: waits for its threads
+        assert not engine._writer.thread.isRunning()
+        assert "did not stop" not in caplog.text  # it stopped when asked, not after the lock's 15 s
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
+    assert schema(vault_dir) == 15
