@@ -17,12 +17,14 @@ from dataclasses import dataclass
 
 from memory_curator.core.config import MemoryConfig
 from memory_curator.core.index import postings, unreadable
-from memory_curator.core.index.postings_unit import BUILDING, PostingsUnit
+from memory_curator.core.index.postings_unit import BUILDING, FOLDING, PostingsUnit
 from memory_curator.core.index.store import IndexStore
 from memory_curator.core.progress import CancelToken, ProgressFn
 
 FILL_STEP_S = 0.2  # a fill step's write transaction here (the app's unit: 0.05 s, with as long a pause after)
 WAIT_S = 0.2  # how often the postings' progress is passed on while their unit builds
+WHAT = {BUILDING: "building the keyword postings (words)",
+        FOLDING: "folding written rows into the keyword postings (words)"}
 
 
 @dataclass(frozen=True)
@@ -86,8 +88,7 @@ class Upkeep:
             self._unit.kick()
             while not self._unit.wait_idle(WAIT_S):
                 now = self._unit.progress
-                say(now.done, now.total, "building the keyword postings (words)" if now.state == BUILDING else
-                    "folding written rows into the keyword postings (words)")
+                say(now.done, now.total, WHAT.get(now.state, "looking at the keyword postings"))
                 if stop.cancelled:
                     self._unit.close()  # the step under way rolls back; the words written stay
                     break
