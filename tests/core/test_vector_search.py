@@ -360,6 +360,26 @@ def test_the_sign_bit_scan_keeps_the_smallest_hamming_distances(dim, monkeypatch
         assert whole[got].max() <= whole[rest].min()
 
 
+def test_the_sign_bit_pass_cuts_equal_blocks_and_skips_the_mask_when_no_row_is_dead(monkeypatch):
+    """5,000 rows at most 1,536 a block: four blocks of 1,250 (no short last block for one thread to wait on),
+    every distance the whole code's; with no dead row the pass gets no mask, with one it does."""
+    monkeypatch.setattr(codes, "HAMMING_BLOCK", 1536)
+    x = _clustered(5000, dim=256, seed=4)
+    bits = codes.sign_bits(x)
+    index = codes.Codes(np.arange(1, 5001), np.ascontiguousarray(bits.T), np.zeros((5000, 256), np.int8),
+                        np.ones(256, np.float32))
+    assert index.dead_or_none() is None
+    qw = codes.sign_bits(x[17] + 0.05)[0]
+    sign_pass = codes._SignPass(index.words, index.dead_or_none(), qw)
+    assert sign_pass._size == 1250 and sign_pass._blocks._count == 4
+    sign_pass.run()
+    assert np.array_equal(sign_pass.dist, np.bitwise_count(bits ^ qw).sum(axis=1))
+    index.dead[42] = True
+    index._live = None
+    assert index.dead_or_none() is index.dead
+    assert 42 not in index._hamming_nearest(qw, 4999).tolist()  # the dead row is farther than all the rest
+
+
 def test_a_scan_shared_by_two_threads_gives_what_one_thread_gives(table, monkeypatch):
     """The sign-bit pass and the int8 scores are cut in blocks that whichever thread is free claims: the
     candidates are the same whether the helper counts none, some or all of the blocks (dead rows included)."""

@@ -30,7 +30,10 @@ MIN_CANDIDATES = 1000
 # candidate costs its int8 score and its place in the selection.
 MAX_CANDIDATES = 5_000
 RERANK = 100
-HAMMING_BLOCK = 32_768  # rows per step of the Hamming scan
+# At most this many rows per step of the Hamming scan (the rows are cut in equal steps). Each step is 36 numpy
+# calls, and each call hands the GIL back and forth with the other thread (the keyword leg, or the other half of
+# the scan): 65,536 rows made the calls twice as long as 32,768 and a 1M search 0.94 x (see ``_SignPass``).
+HAMMING_BLOCK = 65_536
 SCORE_BLOCK = 512  # candidates scored on their int8 codes at a time: their float copy (1.5 MB) fits in L2
 LOAD_BLOCK = 20_000  # float16 rows read at a time when the codes are built: bounded memory
 # Rows of room kept past the last one (a share of them, at least ``SPARE_MIN``): a save appends its chunks in
@@ -107,6 +110,10 @@ class Codes:
             self._live = len(self.ids) - int(self.dead.sum())
         return self._live
 
+    def dead_or_none(self) -> np.ndarray | None:
+        """``dead``, or None when no row is (the scan then skips the mask)."""
+        return self.dead if self.live < len(self.ids) else None
+
     def apply(self, inserted: dict[int, np.ndarray], deleted: set[int]) -> None:
         """Chunks written (their float16 or float32 vectors) and deleted since. A written id already held (a
         chunk id SQLite gave again) is replaced in its row; ids past the last are appended in place."""
@@ -170,7 +177,7 @@ class Codes:
 
     def _hamming_nearest(self, query_words: np.ndarray, m: int) -> np.ndarray:
         """Positions of about the ``m`` smallest Hamming distances among live rows, scanned on this thread."""
-        sign_pass = _SignPass(self.words, self.dead, query_words)
+        sign_pass = _SignPass(self.words, self.dead_or_none(), query_words)
         sign_pass.run()
         return sign_pass.nearest(m)
 
@@ -231,7 +238,7 @@ class CodeScan(Scan):
         self._codes, self._k = codes, k
         self._q = _query_int8(query / codes.scale)
         self._m = max(min(MAX_CANDIDATES, max(MIN_CANDIDATES, int(np.ceil(CANDIDATE_SHARE * codes.live)))), k)
-        self._pass = None if self._m >= codes.live else _SignPass(codes.words, codes.dead, sign_bits(query)[0])
+        self._pass = None if self._m >= codes.live else _SignPass(codes.words, codes.dead_or_none(), sign_bits(query)[0])
         self._lock = threading.Lock()
         self._pick = np.empty(0, dtype=np.int64)
         self._scores = np.empty(0, dtype=np.float32)
@@ -291,17 +298,20 @@ class _SignPass:
     block also adds up its distances' histogram, from which ``nearest`` finds the cut-off (distances are
     small integers: faster than a partition)."""
 
-    def __init__(self, words: np.ndarray, dead: np.ndarray, query_words: np.ndarray):
+    def __init__(self, words: np.ndarray, dead: np.ndarray | None, query_words: np.ndarray):
+        """``dead``: which rows are deleted, or None when none is."""
         self._words, self._dead, self._query = words, dead, query_words
         n = words.shape[1]
         self._far = words.shape[0] * 64 + 1  # farther than any two codes
         self.dist = np.empty(n, dtype=np.uint16)
-        self._blocks = _Blocks(-(-n // HAMMING_BLOCK))
-        self._hist = np.zeros((-(-n // HAMMING_BLOCK), self._far + 1), dtype=np.int64)
+        blocks = -(-n // HAMMING_BLOCK)
+        self._size = -(-n // blocks) if n else HAMMING_BLOCK  # equal blocks: neither thread waits long at the end
+        self._blocks = _Blocks(blocks)
+        self._hist = np.zeros((blocks, self._far + 1), dtype=np.int64)
 
     def run(self) -> None:
         """Count blocks until every block is claimed (by this thread or another)."""
-        size = min(len(self.dist), HAMMING_BLOCK)
+        size = min(len(self.dist), self._size)
         tmp, cnt, acc = np.empty(size, np.uint64), np.empty(size, np.uint8), np.empty(size, np.uint8)
         self._blocks.run(lambda block: self._count(block, tmp, cnt, acc))
 
@@ -310,10 +320,9 @@ class _SignPass:
         # wrote and read 8 bytes a row twelve times (at 1,000,000 x 768 that was most of a search). Three
         # words' counts (at most 192) add up in bytes before joining the uint16 sum: 0.87 x the time.
         words, q = self._words, self._query
-        start = block * HAMMING_BLOCK
-        end = min(len(self.dist), start + HAMMING_BLOCK)
+        start = block * self._size
+        end = min(len(self.dist), start + self._size)
         part, t, c, a = self.dist[start:end], tmp[: end - start], cnt[: end - start], acc[: end - start]
-        part[:] = 0
         for g in range(0, words.shape[0], 3):
             np.bitwise_xor(words[g, start:end], q[g], out=t)
             np.bitwise_count(t, out=a)
@@ -321,8 +330,12 @@ class _SignPass:
                 np.bitwise_xor(words[j, start:end], q[j], out=t)
                 np.bitwise_count(t, out=c)
                 a += c
-            part += a
-        part[self._dead[start:end]] = self._far
+            if g:
+                part += a
+            else:
+                part[:] = a
+        if self._dead is not None:
+            part[self._dead[start:end]] = self._far
         self._hist[block] = np.bincount(part, minlength=self._far + 1)
 
     def nearest(self, m: int) -> np.ndarray:
