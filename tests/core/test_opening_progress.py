@@ -30,7 +30,7 @@ def test_an_older_index_says_what_each_migration_does(vault_dir, config):
                           "of their own") > 1
     # The loop of migration 18 says how far it is (one memory: done at once), then its last statements.
     assert (1, 1, "Upgrading the index (3 of 3, migration 18): the names links use, memory by memory") in heard
-    assert heard[-1] == (0, 0, "Upgrading the index (3 of 3, migration 18): the links copied into their new table")
+    assert heard[-1] == (0, 0, "Upgrading the index (3 of 3, migration 18): copying the links into a table of their own")
 
 
 def test_a_current_index_says_nothing(vault_dir, config):

@@ -32,7 +32,7 @@ def test_the_window_says_what_each_migration_does(qtbot, gui_settings, vault_dir
         w.open_vault(vault_dir, embedder="none")
     try:
         assert "Upgrading the index (1 of 3, migration 16): indexing the sessions' filter columns" in said
-        assert ("Upgrading the index (3 of 3, migration 18): the links copied into their new table") in said
+        assert ("Upgrading the index (3 of 3, migration 18): copying the links into a table of their own") in said
         assert schema(vault_dir) == 18
         assert w.opening_dialog.ended and not w.opening_dialog.isVisible()  # a quick upgrade: never shown
     finally:

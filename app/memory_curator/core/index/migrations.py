@@ -1,6 +1,9 @@
 """Numbered schema migrations, applied in order at open and recorded in ``schema_migrations``.
 
-Add a function ``m00N_what(conn)`` to ``MIGRATIONS``; never edit one that has shipped.
+Add a function ``m00N_what(conn)`` to ``MIGRATIONS``; never edit one that has shipped (saying how far it is may
+change). One that can take long at 1,000,000 memories gets its words in ``WHAT`` (the opening's progress says them
+on every face), and one that loops takes ``step`` too (a ProgressFn: ``migrate`` passes it to a function whose
+signature has it) and calls it as it goes.
 The vector table is not here: its dimension depends on the embedding model (see ``vectors.py``).
 """
 
@@ -416,7 +419,7 @@ def m018_link_names(conn: Connection, step: ProgressFn | None = None) -> None:
         if step is not None:  # pks are dense enough (a rebuild numbers them anew) to say how far it is
             step(last, end, "the names links use, memory by memory")
     if step is not None:
-        step(0, 0, "the links copied into their new table")
+        step(0, 0, "copying the links into a table of their own")
     run_script(conn, """
         CREATE INDEX idx_link_names_title ON link_names(title);
         CREATE INDEX idx_link_names_file ON link_names(file);
