@@ -14,6 +14,7 @@ import pytest
 
 from memory_curator.core import bulk_read
 from memory_curator.core.errors import Cancelled
+from memory_curator.core.index.store import IndexStore
 from memory_curator.core.progress import CancelToken
 from memory_curator.core.service import MemoryService
 
@@ -129,6 +130,28 @@ def test_a_rebuild_makes_the_index_a_sync_makes(vault_dir, config, monkeypatch, 
     assert any(w == "東京" for _, w, _, _ in synced["full text"])
     assert any(k == "wikilink" for _, _, k in synced["edges"])
     assert all(synced["counts"])  # keywords, labels, categories and sessions, characters
+
+
+def test_the_dropped_indexes_are_made_over_the_last_chunks(vault_dir, config, monkeypatch):
+    """Made at the end, they were a 100,000-file rebuild's last ~2 s, the helpers done and a core idle: they are
+    made while the helpers read the last chunks, and the last rows are written with them in place."""
+    _write_vault(vault_dir)
+    with MemoryService.open(vault_dir, embedder="none", config=config) as svc:
+        schema = _schema(svc)
+        monkeypatch.setattr(bulk_read, "CHUNK", 7)
+        monkeypatch.setattr(bulk_read, "HELPER_MIN_FILES", 10)
+        seen = []
+        real_insert = IndexStore.insert_rows
+
+        def insert_rows(store, rows):
+            seen.append(len(_schema(svc)))
+            real_insert(store, rows)
+
+        monkeypatch.setattr(IndexStore, "insert_rows", insert_rows)
+        svc.rebuild_index(embed=False)
+        assert seen[0] < len(schema)  # dropped for the load
+        assert seen[-1] == len(schema)  # every one made again before its last chunk
+        assert _schema(svc) == schema
 
 
 def test_a_cancelled_rebuild_leaves_every_index_of_the_schema(vault_dir, config):

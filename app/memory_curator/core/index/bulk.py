@@ -8,7 +8,9 @@ keeping the browse pane's counts go too (a clear of the table fired them row by 
 The statements of the dropped indexes are kept in ``meta`` in the transaction that drops them, so an index
 whose rebuild was killed midway gets them back when it is next opened (``restore``), and a process opening
 the vault meanwhile makes them again too (the rebuild then goes on with them, only slower). Other processes
-keep working without them in the meantime, more slowly.
+keep working without them in the meantime, more slowly. A rebuild whose files helper processes read makes them
+over its last chunks, a step at a time (``restore_step``: an index, or a count with its triggers), while the
+helpers read the rest; the rows written after a step keep its index as any write does.
 
 The full-text index's automatic merging is off meanwhile: with it, each transaction's commit merged the new
 segment into older ones (a seventh of the full-text work at 100,000 files), and the rebuild ends by merging
@@ -59,6 +61,55 @@ def restore(conn: Connection) -> None:
     if kept is None:
         return
     statements = json.loads(kept[0])
+    _make(conn, statements)
+    # The command sets this connection's value (and tells the others to read theirs again); the row it writes
+    # then goes, as in a fresh index.
+    conn.execute(f"INSERT INTO {FTS} ({FTS}, rank) VALUES ('automerge', {AUTOMERGE})")
+    conn.execute(f"DELETE FROM {FTS}_config WHERE k = 'automerge'")
+    conn.execute("DELETE FROM meta WHERE key = ?", (KEY,))
+
+
+def steps(conn: Connection) -> int:
+    """How many ``restore_step`` calls make what the load dropped: an index each, the triggers keeping a count
+    (with the count) together."""
+    return len(_steps(_kept(conn)))
+
+
+def restore_step(conn: Connection) -> int:
+    """Make the first index, or group of counting triggers with its counts, still dropped, and take its statements
+    off the kept ones: the rows written after it keep it as any write does. ``restore`` at the end makes the rest.
+    Returns the steps left. Call in a transaction."""
+    left = _steps(_kept(conn))
+    if not left:
+        return 0
+    _make(conn, left[0])
+    conn.execute("UPDATE meta SET value = ? WHERE key = ?",
+                  (json.dumps([statement for step in left[1:] for statement in step]), KEY))
+    return len(left) - 1
+
+
+def _kept(conn: Connection) -> list[list[str]]:
+    kept = conn.execute("SELECT value FROM meta WHERE key = ?", (KEY,)).fetchone()
+    return [] if kept is None else json.loads(kept[0])
+
+
+def _steps(statements: list[list[str]]) -> list[list[list[str]]]:
+    """The kept statements in steps: each index alone, each counting prefix's triggers together."""
+    out: list[list[list[str]]] = []
+    groups: dict[str, list[list[str]]] = {}
+    for name, sql in statements:
+        prefix = next((p for p in COUNTING if name.startswith(p)), None)
+        if prefix is None:
+            out.append([[name, sql]])
+        elif prefix in groups:
+            groups[prefix].append([name, sql])
+        else:
+            groups[prefix] = [[name, sql]]
+            out.append(groups[prefix])
+    return out
+
+
+def _make(conn: Connection, statements: list[list[str]]) -> None:
     for _, sql in statements:
         conn.execute(sql.replace("CREATE INDEX ", "CREATE INDEX IF NOT EXISTS ", 1)
                      .replace("CREATE UNIQUE INDEX ", "CREATE UNIQUE INDEX IF NOT EXISTS ", 1)
@@ -67,11 +118,6 @@ def restore(conn: Connection) -> None:
         if any(name.startswith(prefix) for name, _ in statements):  # the counts missed the load's writes
             conn.execute(f"DELETE FROM {table}")
             conn.execute(f"INSERT INTO {table} ({column}, n) {count}")
-    # The command sets this connection's value (and tells the others to read theirs again); the row it writes
-    # then goes, as in a fresh index.
-    conn.execute(f"INSERT INTO {FTS} ({FTS}, rank) VALUES ('automerge', {AUTOMERGE})")
-    conn.execute(f"DELETE FROM {FTS}_config WHERE k = 'automerge'")
-    conn.execute("DELETE FROM meta WHERE key = ?", (KEY,))
 
 
 def pending(conn: Connection) -> bool:

@@ -202,6 +202,15 @@ class IndexStore:
         """Before filling empty tables in bulk; ``restore_indexes`` after. Call in a transaction."""
         bulk.drop_indexes(self.conn)
 
+    def restore_steps(self) -> int:
+        """How many ``restore_step`` calls make the indexes a bulk load dropped."""
+        return bulk.steps(self.conn)
+
+    def restore_step(self) -> int:
+        """One of them made before the load ends (an index, or a count with its triggers); returns the steps left."""
+        with self.transaction():
+            return bulk.restore_step(self.conn)
+
     def restore_indexes(self) -> None:
         """The end of a bulk load: its secondary indexes made again, and the file's mapping fitted to its new size."""
         with self.transaction():
