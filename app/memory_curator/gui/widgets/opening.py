@@ -64,5 +64,4 @@ class OpeningDialog(QDialog):
     def _end(self, *_args: Any) -> None:
         self.ended = True
         self._timer.stop()
-        self.hide()
-        self.deleteLater()
+        self.hide()  # the window deletes it when it opens another vault

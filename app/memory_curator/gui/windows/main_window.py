@@ -68,6 +68,7 @@ class MainWindow(QMainWindow):
         super().__init__(parent)
         self.settings = settings
         self.engine: Engine | None = None
+        self.opening_dialog: OpeningDialog | None = None  # the current vault's (gui/widgets/opening.py)
         self.undo_stack = QUndoStack(self)
         self.current_filter = ListFilter()
         self.switching = False  # the window itself moves a selection: not the user's choice
@@ -213,6 +214,8 @@ class MainWindow(QMainWindow):
         self.list_model.set_engine(self.engine)
         self.results_model.set_results("", [])
         self.status.watch_opening(self.engine.opening)
+        if self.opening_dialog is not None:
+            self.opening_dialog.deleteLater()
         self.opening_dialog = OpeningDialog(self.engine.opening, self)
         self.engine.opened.connect(lambda _svc: self._on_opened(Path(path)))
         self.engine.open_failed.connect(self._on_open_failed)
