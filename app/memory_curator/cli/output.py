@@ -138,8 +138,8 @@ class LongPrinter:
             took = self._last - self._start
             self._stream.write(("\r" if self._tty else "memory-curator: ") + f"{self._finished} ({took:.0f} s)."
                                + ("\x1b[K\n" if self._tty else "\n"))
-        elif self._tty:
-            self._stream.write("\x1b[K\n" if ok else "\n")
+        elif self._tty:  # done: the line goes (its last count was not the end); failed: it stays above the error
+            self._stream.write("\r\x1b[K" if ok else "\n")
         self._stream.flush()
 
 
