@@ -144,7 +144,7 @@ class LongPrinter:
 
 
 class OpeningPrinter(LongPrinter):
-    """What opening the vault does that takes long: an older index's migrations (46-74 s at 1,000,000 memories)."""
+    """What opening the vault does that takes long: an older index's migrations (46-98 s at 1,000,000 memories, load 5-8)."""
 
     def __init__(self, stream: TextIO | None = None, **options: Any):
         super().__init__(stream, finished="The index is upgraded", **options)

@@ -481,7 +481,7 @@ WHAT = {
     18: "giving each memory's link names a table of their own",
 }
 LOCK_LOOK_S = 1.0  # a migration waiting for another process's write lock says so (and hears a cancel) this often
-LOCK_PATIENCE_S = 600.0  # and gives up after this (another process's upgrade at 1,000,000 memories: 46-81 s)
+LOCK_PATIENCE_S = 600.0  # and gives up after this (another process's upgrade at 1,000,000 memories: 46-98 s)
 TICK_OPS = 100_000  # SQLite's virtual-machine steps between two looks at the clock and the cancel token
 TICK_S = 0.1  # a statement running long repeats its message this often (the time it has taken shows)
 
