@@ -15,6 +15,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
+from dataclasses import dataclass
 from typing import Any
 
 log = logging.getLogger(__name__)
@@ -59,6 +60,18 @@ class Kicked:
         raise NotImplementedError
 
 
+IDLE, CLOSED = "idle", "closed"
+
+
+@dataclass(frozen=True)
+class Progress:
+    """A stepped unit's ``state`` (idle, closed, or one of the unit's own) and ``done`` of ``total`` in its run."""
+
+    state: str
+    done: int = 0
+    total: int = 0
+
+
 class Closing(Exception):
     """A step found its unit closing."""
 
@@ -70,12 +83,26 @@ class SteppedUnit(Kicked):
     After a failure (a read-only vault, a full disk) the kicks of the next ``retry_s`` only count."""
 
     WHAT = "the unit's work"  # for the log: "Building ... failed"
+    SHOWN: dict[str, str] = {}  # the states a window shows how far they are, with its words (the status bar)
+    MEANWHILE = ""  # what a window adds while it shows them (what works meanwhile)
 
     def __init__(self, thread_name: str, pause_s: float, retry_s: float):
         super().__init__(thread_name)
         self._pause_s, self._retry_s = pause_s, retry_s
         self._conn: Any = None
         self.ended = False  # the thread has finished: closed, no connection, or nothing will be left to do
+        self._progress = Progress(IDLE)
+
+    @property
+    def progress(self) -> Progress:
+        """How far the unit is (thread-safe: a window reads it on a timer)."""
+        with self._cond:
+            return Progress(CLOSED) if self.ended else self._progress
+
+    def _set(self, state: str, done: int = 0, total: int = 0) -> None:
+        with self._cond:
+            self._progress = Progress(state, done, total)
+            self._cond.notify_all()
 
     def wait_idle(self, timeout: float) -> bool:
         """Wait until every kick so far has been served (a test's, a benchmark's view); True if so."""

@@ -373,10 +373,13 @@ class Engine(QObject):
         return None if service is None else service.embedding
 
     @property
-    def postings(self) -> Any:
-        """The writer's PostingsUnit (its ``progress`` is thread-safe), or None."""
+    def upkeep_units(self) -> list[Any]:
+        """The writer's stepped units (the keyword postings' build, the unreadable shares' fill: ``progress`` is
+        thread-safe), none until the vault is open."""
         service = self._writer.executor.service
-        return None if service is None else service.postings
+        if service is None:
+            return []
+        return [unit for unit in (service.postings, service.syncing.fill) if unit is not None]
 
     def shutdown(self, timeout_ms: int = 5000) -> None:
         """Cancel what is running (requests and a poll's sync, which stop at their next batch), close each

@@ -19,7 +19,6 @@ from __future__ import annotations
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
 from pathlib import Path
 
 from filelock import FileLock, Timeout
@@ -27,22 +26,13 @@ from filelock import FileLock, Timeout
 from memory_curator.core.config import MemoryConfig
 from memory_curator.core.index import postings
 from memory_curator.core.index.db import Connection, connect
-from memory_curator.core.kicked import SteppedUnit
+from memory_curator.core.kicked import IDLE, SteppedUnit
 
 LOCK_NAME = "keyword-postings.lock"
 STEP_S = 0.05  # a write transaction's budget (the words read before it are written in one)
 READ_S = 0.2  # a read transaction's budget (a very common word alone may take seconds)
 RETRY_S = 60.0  # after a failure (a read-only vault, a full disk) the polls' kicks wait this long
-IDLE, BUILDING, FOLDING, CLOSED = "idle", "building", "folding", "closed"
-
-
-@dataclass(frozen=True)
-class PostingsProgress:
-    """``state`` idle, building, folding or closed; ``done`` of ``total`` words in the current run."""
-
-    state: str
-    done: int = 0
-    total: int = 0
+BUILDING, FOLDING = "building", "folding"  # the unit's states besides idle and closed: done of total words
 
 
 @contextmanager
@@ -59,6 +49,8 @@ def _transaction(conn: Connection, write: bool) -> Iterator[None]:
 
 class PostingsUnit(SteppedUnit):
     WHAT = "Building the keyword postings"  # searches answer from FTS5 meanwhile
+    SHOWN = {BUILDING: "Building the keyword index"}  # minutes at 1,000,000 memories; a fold's seconds are not
+    MEANWHILE = "Keyword search answers meanwhile, more slowly on a large vault"
 
     def __init__(self, index_path: Path, state_dir: Path, *, min_rows: int = postings.MIN_ROWS,
                  common: int = postings.COMMON, fold_at: int = postings.FOLD_AT, pause_s: float = STEP_S,
@@ -66,24 +58,13 @@ class PostingsUnit(SteppedUnit):
         self._path, self._lock_path = index_path, Path(state_dir) / LOCK_NAME
         self._min_rows, self._common, self._fold_at = min_rows, common, fold_at
         super().__init__("memory-curator-postings", pause_s, retry_s)
-        self._progress = PostingsProgress(IDLE)
 
     @classmethod
     def of(cls, index_path: Path, state_dir: Path, config: MemoryConfig) -> PostingsUnit:
         return cls(index_path, state_dir, min_rows=config.postings_min_rows, common=config.postings_common,
                    fold_at=config.postings_fold_at)
 
-    @property
-    def progress(self) -> PostingsProgress:
-        with self._cond:
-            return PostingsProgress(CLOSED) if self.ended else self._progress
-
     # -- the thread -----------------------------------------------------------------------------------
-
-    def _set(self, state: str, done: int = 0, total: int = 0) -> None:
-        with self._cond:
-            self._progress = PostingsProgress(state, done, total)
-            self._cond.notify_all()
 
     def _open(self) -> Connection:
         return connect(self._path)

@@ -28,7 +28,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from memory_curator.core.index.db import Connection, connect
-from memory_curator.core.kicked import SteppedUnit
+from memory_curator.core.kicked import IDLE, SteppedUnit
 from memory_curator.core.text.tokens import EMBEDDED_CHARS, unreadable
 
 KEY = "unreadable_known_to"  # in meta: the pk the fill has read up to; absent: every row's value is written
@@ -40,6 +40,7 @@ _EMBEDDED = f"substr(coalesce(nullif(json_extract(meta_json, '$.summary'), ''), 
 PART = 2000  # rows read per statement of a fill step
 STEP_S = 0.05  # a fill step's write transaction
 RETRY_S = 60.0  # after a failure (a read-only vault, a full disk) the kicks wait this long
+FILLING = "filling"  # the unit's state while it fills: done of total is its key of the last pk
 
 
 def add_column(conn: Connection) -> None:
@@ -132,10 +133,14 @@ class UnreadableFill(SteppedUnit):
     """The fill on a daemon thread with its own connection; the thread ends once nothing is left to fill."""
 
     WHAT = "Filling the unreadable shares"  # searches compute the shares not yet written meanwhile
+    SHOWN = {FILLING: "Finishing the index upgrade"}  # after migration 17: 4-6 s of a core at 1,000,000 memories
+    MEANWHILE = ("Each memory's share of text the embedding model cannot read (CJK, for one) is stored; hybrid "
+                 "search reads the text of those not done yet meanwhile")
 
-    def __init__(self, index_path: Path, *, pause_s: float = STEP_S, retry_s: float = RETRY_S):
+    def __init__(self, index_path: Path, *, step_s: float = STEP_S, pause_s: float = STEP_S,
+                 retry_s: float = RETRY_S):
         super().__init__("memory-curator-unreadable", pause_s, retry_s)
-        self._path = index_path
+        self._path, self._step_s = index_path, step_s
 
     def _open(self) -> Connection:
         return connect(self._path)
@@ -144,9 +149,14 @@ class UnreadableFill(SteppedUnit):
         """Steps until no row is left, with the lock free between them as long as each held it."""
         if not pending(conn):  # most vaults: a read, no write lock (a read-only vault has nothing to say)
             return True
-        while True:
-            self._check()
-            since = time.monotonic()
-            if not fill_step(conn):
-                return True
-            self._pause(since)
+        try:
+            while (at := reach(conn)) is not None:
+                self._set(FILLING, *at)
+                self._check()
+                since = time.monotonic()
+                if not fill_step(conn, self._step_s):
+                    return True
+                self._pause(since)
+            return True
+        finally:
+            self._set(IDLE)

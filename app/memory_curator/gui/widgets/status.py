@@ -1,5 +1,5 @@
 """The status bar: which embedder is active, the background embedding (progress, Pause/Resume, Embed now),
-the keyword index a large vault builds in the background, sync conflicts waiting for a choice, and the progress
+the index's background upkeep (the keyword index a large vault builds, an upgraded index's fill), sync conflicts waiting for a choice, and the progress
 of a long operation with its cancel button.
 
 The background embedding runs in the engine's own unit (core/embed/background.py); its ``progress``,
@@ -8,13 +8,12 @@ instead of queueing requests behind an import on the engine's thread."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from PySide6.QtCore import QTimer, Signal
 from PySide6.QtWidgets import QLabel, QProgressBar, QPushButton, QStatusBar
 
-from memory_curator.core.index.postings_unit import BUILDING
 from memory_curator.core.model import EmbedderStatus
 
 POLL_MS = 300  # how often the background embedding's progress is shown
@@ -48,10 +47,10 @@ class EngineStatusBar(QStatusBar):
         self.conflicts_button.setToolTip("Memories that two machines changed at once: click to choose what to keep")
         self.conflicts_button.clicked.connect(self.conflicts_requested)
         self.addPermanentWidget(self.conflicts_button)
-        # The kept keyword postings (core/index/postings_unit.py): minutes of building at 1,000,000 memories.
-        self.keyword_index = QLabel(objectName="keywordIndexStatus", visible=False)
-        self.keyword_index.setToolTip("Keyword search answers meanwhile, more slowly on a large vault")
-        self.addPermanentWidget(self.keyword_index)
+        # The index's stepped units (core/kicked.SteppedUnit): the keyword postings' build (minutes at 1,000,000
+        # memories), the unreadable shares' fill after an upgrade; each says what it does and how far.
+        self.upkeep = QLabel(objectName="upkeepStatus", visible=False)
+        self.addPermanentWidget(self.upkeep)
         for label in (self.embedder, self.pending):
             label.setContentsMargins(8, 0, 8, 0)
         for widget in (self.progress, self.cancel_button, self.pending, self.embed_progress, self.pause_button,
@@ -61,7 +60,7 @@ class EngineStatusBar(QStatusBar):
         self.pause_button.clicked.connect(self._pause_or_resume)
         self.cancel_button.clicked.connect(self.cancel_requested)
         self._unit: Callable[[], Any] | None = None
-        self._postings: Callable[[], Any] | None = None
+        self._upkeep: Callable[[], Sequence[Any]] | None = None
         self._state = "off"
         self._unembedded = 0
         self._available = False
@@ -96,22 +95,26 @@ class EngineStatusBar(QStatusBar):
         self._timer.start()
         self.poll_embedding()
 
-    def watch_postings(self, unit: Callable[[], Any]) -> None:
-        """``unit()`` returns the engine's PostingsUnit (None while no vault is open, or in a process without)."""
-        self._postings = unit
+    def watch_upkeep(self, units: Callable[[], Sequence[Any]]) -> None:
+        """``units()`` returns the engine's stepped units (SteppedUnit: ``progress`` is thread-safe; none while
+        no vault is open): those in a state they show (``SHOWN``) are shown with how far they are."""
+        self._upkeep = units
         self._timer.start()
         self.poll_embedding()
 
-    def _poll_postings(self) -> None:
-        unit = self._postings() if self._postings is not None else None
-        progress = unit.progress if unit is not None else None
-        building = progress is not None and progress.state == BUILDING and progress.total > 0
-        self.keyword_index.setVisible(building)
-        if building:
-            self.keyword_index.setText(f"Building the keyword index: {100 * progress.done // progress.total} %")
+    def _poll_upkeep(self) -> None:
+        shown = []
+        for unit in self._upkeep() if self._upkeep is not None else ():
+            now = unit.progress
+            if now.state in unit.SHOWN and now.total > 0:
+                shown.append((f"{unit.SHOWN[now.state]}: {100 * now.done // now.total} %", unit.MEANWHILE))
+        self.upkeep.setVisible(bool(shown))
+        if shown:
+            self.upkeep.setText(" · ".join(text for text, _ in shown))
+            self.upkeep.setToolTip("\n".join(meanwhile for _, meanwhile in shown))
 
     def poll_embedding(self) -> None:
-        self._poll_postings()
+        self._poll_upkeep()
         unit = self._unit() if self._unit is not None else None
         progress = unit.progress if unit is not None else None
         state = progress.state if progress is not None else "off"

@@ -232,7 +232,7 @@ class MainWindow(QMainWindow):
         self.refresh_browse()
         self.refresh_status()
         self.status.watch_embedding(lambda: self.engine.embedding if self.engine is not None else None)
-        self.status.watch_postings(lambda: self.engine.postings if self.engine is not None else None)
+        self.status.watch_upkeep(lambda: self.engine.upkeep_units if self.engine is not None else [])
         self.inbox.set_engine(self.engine)
         # Then refreshes everything, health included; it speaks only when it found something (a brand-new vault
         # has nothing to read).
