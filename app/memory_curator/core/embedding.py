@@ -22,7 +22,8 @@ from pathlib import Path
 from memory_curator.core import indexing
 from memory_curator.core.config import MemoryConfig
 from memory_curator.core.embed import resolve as embed_resolve
-from memory_curator.core.embed.background import Backfill, EmbedProgress, ModelChanged
+from memory_curator.core.embed.ahead import Ahead, batch_independent
+from memory_curator.core.embed.background import IDLE, Backfill, EmbedProgress, ModelChanged
 from memory_curator.core.embed.base import Embedder, EmbedderSpec
 from memory_curator.core.errors import EmbedderUnavailable, EmbeddingError, ValidationError
 from memory_curator.core.index.store import IndexStore
@@ -51,9 +52,10 @@ class QueryTooSlow(EmbedderUnavailable):
 
 class Embedding:
     def __init__(self, store: IndexStore, settings: VaultSettings, config: MemoryConfig, embedder: Embedder | None,
-                 index_path: Path | None = None):
+                 index_path: Path | None = None, ahead: Ahead | None = None):
         """``index_path``: where the background unit opens its own connection (None: no background unit;
-        writes are then embedded at once, as the unit's own worker does)."""
+        writes are then embedded at once, as the unit's own worker does). ``ahead``: the vectors its service
+        encodes while it writes a batch (the unit's worker takes them)."""
         self.store = store
         self.settings = settings
         self.config = config
@@ -64,6 +66,7 @@ class Embedding:
         self._query_lock = threading.Lock()  # one query at a time reaches this embedder
         self._owed: set[int] = set()  # memories this process wrote that wait for vectors (see settle)
         self.unit: Backfill | None = None
+        self.ahead = ahead or Ahead()  # vectors save_batch encodes while it writes (core/embed/ahead.py)
         self._move_to_bundled()
         self._start_unit()
 
@@ -96,7 +99,8 @@ class Embedding:
         assert self._index_path is not None and self.embedder is not None
         store = IndexStore.open(self._index_path, self.store.root)
         own = embed_resolve.fork(self.embedder, self.config)
-        return _ThreadWorker(Embedding(store, self.settings, self.config, own), owns_embedder=own is not self.embedder)
+        return _ThreadWorker(Embedding(store, self.settings, self.config, own, ahead=self.ahead),
+                             owns_embedder=own is not self.embedder)
 
     def usable(self) -> Embedder | None:
         """The embedder unless it failed less than ``config.embedder_retry_s`` ago (then callers skip it instead
@@ -198,6 +202,19 @@ class Embedding:
         self._owed.update(pk for pk, _ in pairs if pk is not None)
         self.unit.kick()
         return 0
+
+    def encode_ahead(self, items: Sequence[MemoryItem]) -> None:
+        """A batch about to be written: one thread encodes its texts meanwhile, for the unit to take once the rows
+        exist (core/embed/ahead.py). Only when the unit has nothing else to embed, for a batch of at least one
+        embedding call, with an embedder whose vectors do not depend on their batch (the same vectors)."""
+        emb = self.usable()
+        if (self.unit is None or emb is None or not batch_independent(emb) or len(items) < 2
+                or self.unit.progress.state != IDLE or self.model_changed()):
+            return
+        # In the order the unit embeds them: newest first (embed_missing).
+        texts = [c[4] for it in reversed(items) for c in indexing.embedding_chunks(it, self.config, emb.max_chunk_tokens)]
+        if len(texts) >= self.config.embed_batch_size:
+            self.ahead.start(emb, texts)
 
     def settle(self, timeout: float) -> bool:
         """Wait at most ``timeout`` s until the memories this process wrote have vectors (a command-line
@@ -407,7 +424,8 @@ class Embedding:
             return 0
         check()  # before the vector table is made for this process's model
         try:
-            return indexing.embed_items(self.store, emb, rounds(), self.config, tracker, written)  # type: ignore[arg-type]
+            return indexing.embed_items(self.store, self.ahead.serving(emb), rounds(), self.config,  # type: ignore[arg-type]
+                                        tracker, written)
         except EmbedderUnavailable as exc:
             self.down(exc)
             raise
@@ -430,6 +448,7 @@ class Embedding:
             self.settle(settle_s)
         if self.unit is not None:
             self.unit.close()
+        self.ahead.stop()
         close_embedder(self.embedder)
 
 

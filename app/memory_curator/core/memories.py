@@ -156,6 +156,7 @@ class Memories:
             items = [self.label(it) for it in items]
         if lands_in_inbox("ai", self.settings.get(INBOX_SETTING)):
             items = [replace(it, extra=mark_pending(it.extra)) if it.source == "ai" else it for it in items]
+        self.embedding.encode_ahead(items)  # a batch's texts are encoded while its files and rows are written
         try:
             with self.write_lock.hold():
                 written = list(zip(items, self.vault.write_new(list(items)), strict=True))  # all or none
@@ -167,6 +168,7 @@ class Memories:
                         pairs.append((pk, item))
                     access.refresh(self.store, self.config, [it.id for it, _ in written])  # a first importance
         except BaseException:
+            self.embedding.ahead.stop()
             for _, rel in written:  # all or nothing: no file without its row
                 self.vault.delete_file(rel)
             raise

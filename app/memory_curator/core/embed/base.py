@@ -49,7 +49,9 @@ class Embedder(Protocol):
         ...
 
     def embed_documents(self, texts: Sequence[str]) -> list[list[float]]:
-        """Vectors for stored text. Raises EmbedderUnavailable or EmbeddingError."""
+        """Vectors for stored text. Raises EmbedderUnavailable or EmbeddingError. An embedder whose
+        ``batch_independent`` attribute is true (optional) gives a text the same vector whatever texts share the
+        call: a batch being saved is then encoded text by text while it is written (core/embed/ahead.py)."""
         ...
 
     def embed_query(self, text: str) -> list[float]:

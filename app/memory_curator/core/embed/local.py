@@ -257,6 +257,9 @@ class LocalEmbedder:
             raise ValidationError(f"Unknown offline model {model!r}: choose {' or '.join(MODELS)}.", field="model")
         self.batch_size = batch_size
         self.model = model
+        # A text's vector is the same whichever texts share its call: the quantized model runs one text per run
+        # (core/embed/ahead.py encodes a batch's texts one by one while it is written).
+        self.batch_independent = model == QUANTIZED
         self.cache_dir = Path(cache_dir) if cache_dir is not None else None
 
     @property
