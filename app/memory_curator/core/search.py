@@ -11,7 +11,6 @@ import os
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor, wait
 from dataclasses import dataclass, replace
-from typing import TypeVar
 
 import numpy as np
 
@@ -53,7 +52,6 @@ SEMANTIC_SHARE = 0.3
 KEYWORD_SHARE = 0.5
 MIN_MARGIN = 0.02
 MIN_SAMPLE = 10  # a shorter list has no "typical candidate" to measure against: all of it is kept
-T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -189,25 +187,18 @@ def _no_work() -> None:
     return None
 
 
-def _beside(scan: Callable[[], T], work: Callable[[], object]) -> T:
+def _beside(scan: Scan, work: Callable[[], object]) -> np.ndarray | None:
     """``scan()`` while ``work()`` runs here, with the search worker; ``scan``'s result once both are done.
 
     The scan is numpy over in-memory codes and FTS5 runs in SQLite, and both release the GIL, so on two cores
-    a hybrid search takes about the longer leg instead of the sum. A ``Scan`` is shared: the worker helps it
+    a hybrid search takes about the longer leg instead of the sum. The ``Scan`` is shared: the worker helps it
     (``Scan.help``: blocks of the sign-bit pass and of the int8 scores, each claimed by whichever thread is
     free) from the start, and this thread runs it once ``work()`` is done, so the pass that is most of a large
     vault's vector leg uses both cores whenever it outlasts the keyword leg (a semantic search's from the
     start), and the result is this thread's own: no wait for the worker to hand it back (once every block is
-    done, the worker's part touches nothing; on a loaded machine it may not even have started). Any other
-    callable runs on the worker. Only this thread touches the connection. The BLAS limit (blas.one_thread) is
-    the process's, so it holds on the worker too."""
-    if not isinstance(scan, Scan):
-        future = _WORKER.submit(scan)
-        try:
-            work()
-        finally:
-            wait([future])
-        return future.result()
+    done, the worker's part touches nothing; on a loaded machine it may not even have started). Only this
+    thread touches the connection. The BLAS limit (blas.one_thread) is the process's, so it holds on the
+    worker too."""
     helper = _WORKER.submit(scan.help)
     try:
         work()
