@@ -25,8 +25,9 @@ exact float32 search 0.997 at 2 % candidates, in 0.45 x the time of a numpy floa
 Graph (usearch HNSW, M 16, ef 256: 0.94; again on 2026-11-27, rows scaled to int8 each on its own,
 expansion_add 128, its best 100 re-ranked on float16: 100,000 x 768 0.876 / 0.895 / 0.947 at search width 64 /
 128 / 256, and its build of 1,000,000 took over an hour on the 2 loaded cores) and inverted-file (faiss
-IVF-SQ8, 1024 lists, 64 probed: 0.63) indexes stayed far below 0.99 on these vectors (64 intrinsic dimensions), and an HNSW build ran at about
-1,000 vectors/s on the 2 loaded cores; the sign bits lose nothing that enough candidates cannot recover.
+IVF-SQ8, 1024 lists, 64 probed: 0.63) indexes stayed far below 0.99 on these vectors (64 intrinsic
+dimensions), and an HNSW build ran at about 1,000 vectors/s on the 2 loaded cores; the sign bits lose nothing
+that enough candidates cannot recover.
 The sign-bit pass and the int8 scores are cut in blocks that the searching thread and core/search.py's
 search worker claim as each is free (core/index/codes.py), so a search uses both cores when it has
 them, and a hybrid search's keyword leg runs beside the pass first. An inverted file (k-means lists, 256 of
