@@ -80,15 +80,18 @@ class Kicked:
                 self._thread.start()
             self._cond.notify_all()
 
-    def close(self, timeout: float = 1.0) -> None:
-        """Ask the thread to stop (``_stop`` cuts its current step short) and wait at most ``timeout``."""
+    CLOSE_S = 1.0  # how long close() waits for the thread by default
+
+    def close(self, timeout: float | None = None) -> None:
+        """Ask the thread to stop (``_stop`` cuts its current step short) and wait at most ``timeout`` (default
+        ``CLOSE_S``)."""
         with self._cond:
             self._closing = True
             self._stop()
             thread = self._thread
             self._cond.notify_all()
         if thread is not None and thread is not threading.current_thread():
-            thread.join(timeout)
+            thread.join(self.CLOSE_S if timeout is None else timeout)
 
     def _stop(self) -> None:
         """Called under ``_cond`` when closing: interrupt what the thread is doing (it must not block)."""
@@ -122,6 +125,7 @@ class SteppedUnit(Kicked):
     WHAT = "the unit's work"  # for the log: "Building ... failed"
     SHOWN: dict[str, str] = {}  # the states a window shows how far they are, with its words (the status bar)
     MEANWHILE = ""  # what a window adds while it shows them (what works meanwhile)
+    CLOSE_S = 2.0  # a close interrupts the statement running; its rollback may take a moment
 
     def __init__(self, thread_name: str, pause_s: float, retry_s: float):
         super().__init__(thread_name)
@@ -151,10 +155,6 @@ class SteppedUnit(Kicked):
                     return False
                 self._cond.wait(min(0.1, left))
             return True
-
-    def close(self, timeout: float = 2.0) -> None:
-        """Stop at the next step (a statement running is interrupted; its transaction rolls back)."""
-        super().close(timeout)
 
     def _stop(self) -> None:
         if self._conn is not None:

@@ -28,6 +28,8 @@ GAP_S = 0.1  # searches every 10-20 ms: a checkpoint copies 5-10 records' pages 
 class Checkpointer(Kicked):
     """A daemon thread, started at the first ``committed``, that checkpoints ``path`` passively after commits."""
 
+    CLOSE_S = 2.0  # a checkpoint under way ends before the thread does
+
     def __init__(self, path: Path | str, gap_s: float = GAP_S):
         super().__init__("memory-curator-checkpoint")
         self._path, self._gap_s = str(path), gap_s
@@ -42,10 +44,6 @@ class Checkpointer(Kicked):
                 self._asked += 1  # counted, not woken: the thread serves it after its gap (a wake-up costs the GIL)
                 return
         self.kick()
-
-    def close(self, timeout: float = 2.0) -> None:
-        """Stop the thread (a checkpoint under way ends first)."""
-        super().close(timeout)
 
     def _next(self, last: float) -> int | None:
         """Wait for a commit, then for the gap since the last checkpoint: the kicks it serves, or None to end."""
