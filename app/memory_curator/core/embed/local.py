@@ -156,9 +156,11 @@ class _Runtime:
 
     def embed(self, texts: Sequence[str], batch_size: int):
         # Texts of like length batch together, so padding costs little; a call is cut into at least RUNS
-        # batches so that every core has one.
+        # batches so that every core has one. A model that runs one text per run hands the threads its texts
+        # one by one, so that a call's threads end together: in runs of 16 the thread that got the longer
+        # texts, or was descheduled, ran on alone at the end of each of the engine's calls.
         order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
-        size = max(1, min(batch_size, math.ceil(len(order) / RUNS)))
+        size = 1 if self.one_per_run else max(1, min(batch_size, math.ceil(len(order) / RUNS)))
         batches = [order[start:start + size] for start in range(0, len(order), size)]
         out = np.empty((len(texts), DIMENSION), dtype=np.float32)
 
