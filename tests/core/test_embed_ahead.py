@@ -5,62 +5,20 @@ encoding. With the bundled model the stored vectors are the ones it gives withou
 
 from __future__ import annotations
 
-import hashlib
 import threading
 from collections import Counter
 from dataclasses import replace
 
-import numpy as np
 import pytest
 
+from embed_helpers import DIM, TextHashEmbedder, text_vector
 from memory_curator.core.errors import StorageError
 from memory_curator.core.index.vectors import TABLE, normalized
 from memory_curator.core.indexing import embedding_chunks
-from memory_curator.core.model import EmbedderStatus
 from memory_curator.core.service import MemoryService
 from memory_curator.core.vault.lock import VaultLock
 
-DIM = 16
 AHEAD = "memory-curator-batch-ahead"  # the thread that encodes a batch while it is written
-
-
-def _vector(text: str) -> list[float]:
-    v = np.frombuffer(hashlib.sha256(text.encode()).digest()[:DIM], dtype=np.uint8).astype(np.float32) - 127.5
-    return (v / np.linalg.norm(v)).tolist()
-
-
-class TextHashEmbedder:
-    """A deterministic provider whose vector of a text is that text's alone. Records which thread encoded each
-    text."""
-
-    provider, model, multilingual, max_chunk_tokens = "test", "text-hash", True, 512
-
-    def __init__(self, batch_independent: bool = True) -> None:
-        self.batch_independent = batch_independent
-        self.encoded: list[tuple[str, str]] = []
-        self.ahead_ran = threading.Event()
-        self._lock = threading.Lock()
-
-    @property
-    def key(self) -> str:
-        return "test:text-hash"
-
-    def dimension(self) -> int:
-        return DIM
-
-    def status(self) -> EmbedderStatus:
-        return EmbedderStatus("test", "text-hash", True, "")
-
-    def embed_query(self, text: str) -> list[float]:
-        return _vector(text)
-
-    def embed_documents(self, texts):
-        name = threading.current_thread().name
-        with self._lock:
-            self.encoded += [(name, t) for t in texts]
-        if name == AHEAD:
-            self.ahead_ran.set()
-        return [_vector(t) for t in texts]
 
 
 def _items(n: int) -> list[dict]:
@@ -80,7 +38,7 @@ def _open(vault_dir, config, emb):
 
 
 def test_the_unit_takes_the_vectors_encoded_while_the_batch_was_written(vault_dir, config):
-    emb = TextHashEmbedder()
+    emb = TextHashEmbedder(batch_independent=True)
     with _open(vault_dir, config, emb) as svc:
         # Another process holds the vault's write lock: the batch waits to write, and its texts are encoded
         # meanwhile (what the scheduler runs first no longer decides whether the test sees the encoding ahead).
@@ -89,19 +47,19 @@ def test_the_unit_takes_the_vectors_encoded_while_the_batch_was_written(vault_di
         def other_writer() -> None:
             with VaultLock(svc.vault.state_dir).hold():
                 held.set()
-                emb.ahead_ran.wait(10)
+                emb.called_on(AHEAD, 10)
 
         other = threading.Thread(target=other_writer)
         other.start()
         assert held.wait(10)
         svc.save_batch(_items(60))
         other.join()
-        assert emb.ahead_ran.is_set()
+        assert emb.called_on(AHEAD, 0)
         assert svc.embedding.settle(30) and svc.store.unembedded_count() == 0
         stored = _stored(svc)
     assert sorted(stored) == sorted(f"t{i}" for i in range(60))
     for i in range(60):  # each its own text's vector (as the index stores a vector: float32, unit length)
-        assert stored[f"t{i}"] == normalized(_vector(f"t{i}\nnote {i} about topic {i % 7}"), DIM).tobytes()
+        assert stored[f"t{i}"] == normalized(text_vector(f"t{i}\nnote {i} about topic {i % 7}"), DIM).tobytes()
     by_thread = Counter(name for name, _ in emb.encoded)
     assert by_thread[AHEAD] >= 1  # some texts were encoded while the batch was written
     assert Counter(text for _, text in emb.encoded).most_common(1)[0][1] == 1  # and none was encoded twice
@@ -120,7 +78,7 @@ def test_an_embedder_whose_vectors_depend_on_their_batch_is_not_used_ahead(vault
 
 
 def test_a_batch_that_fails_leaves_nothing_encoding_and_no_file(vault_dir, config):
-    emb = TextHashEmbedder()
+    emb = TextHashEmbedder(batch_independent=True)
     with _open(vault_dir, config, emb) as svc:
         svc.save_batch(_items(1))
         assert svc.embedding.settle(30)

@@ -4,64 +4,17 @@ the thread that holds the connection, and a cancel or a failing batch keeps what
 
 from __future__ import annotations
 
-import hashlib
 import threading
 from dataclasses import replace
 
-import numpy as np
 import pytest
 
+from embed_helpers import TextHashEmbedder, text_vector
 from memory_curator.core.errors import Cancelled, EmbedderUnavailable
-from memory_curator.core.model import EmbedderStatus
 from memory_curator.core.progress import CancelToken
 from memory_curator.core.service import MemoryService
 
-DIM = 16
 BATCH = 4
-
-
-def _vector(text: str) -> list[float]:
-    v = np.frombuffer(hashlib.sha256(text.encode()).digest()[:DIM], dtype=np.uint8).astype(np.float32) - 127.5
-    return (v / np.linalg.norm(v)).tolist()
-
-
-class TextHashEmbedder:
-    """A deterministic provider: a text's vector depends on that text only. Records each call."""
-
-    provider, model, multilingual, max_chunk_tokens = "test", "text-hash", True, 512
-
-    def __init__(self) -> None:
-        self.calls: list[tuple[str, list[str]]] = []
-        self.fail_from: int | None = None  # calls from this one on fail
-        self._lock = threading.Lock()
-        self.at_once = self.most_at_once = 0
-
-    @property
-    def key(self) -> str:
-        return "test:text-hash"
-
-    def dimension(self) -> int:
-        return DIM
-
-    def status(self) -> EmbedderStatus:
-        return EmbedderStatus("test", "text-hash", True, "")
-
-    def embed_query(self, text: str) -> list[float]:
-        return _vector(text)
-
-    def embed_documents(self, texts):
-        with self._lock:
-            self.at_once += 1
-            self.most_at_once = max(self.most_at_once, self.at_once)
-            self.calls.append((threading.current_thread().name, list(texts)))
-            failing = self.fail_from is not None and len(self.calls) > self.fail_from
-        try:
-            if failing:
-                raise EmbedderUnavailable("the test provider is down")
-            return [_vector(t) for t in texts]
-        finally:
-            with self._lock:
-                self.at_once -= 1
 
 
 @pytest.fixture
@@ -91,7 +44,7 @@ def _own_vectors(svc) -> int:
     for it in svc.store.get_many(ids).values():
         if svc.store.pk_of(it.id) in svc.store.unembedded_pks([svc.store.pk_of(it.id)]):
             continue
-        (chunk, dist), = svc.store.vectors.knn(_vector(f"{it.title}\n{it.content}"), 1, exact=True)
+        (chunk, dist), = svc.store.vectors.knn(text_vector(f"{it.title}\n{it.content}"), 1, exact=True)
         pk, = svc.store.conn.execute("SELECT memory_pk FROM memory_chunks WHERE chunk_id = ?", (chunk,)).fetchone()
         own += pk == svc.store.pk_of(it.id) and dist < 1e-5
     return own
