@@ -1,6 +1,6 @@
 """The status bar: which embedder is active, the background embedding (progress, Pause/Resume, Embed now),
-the index's background upkeep (the keyword index a large vault builds, an upgraded index's fill), sync conflicts waiting for a choice, and the progress
-of a long operation with its cancel button.
+the index's background upkeep (the keyword index a large vault builds, an upgraded index's fill), sync
+conflicts waiting for a choice, and the progress of a long operation with its cancel button.
 
 The background embedding runs in the engine's own unit (core/embed/background.py); its ``progress``,
 ``pause``, ``resume`` and ``retry`` are thread-safe, so the bar reads them on a timer from the main thread
