@@ -301,7 +301,7 @@ def _run_upkeep(svc) -> tuple[Pending, bool]:
     """What the app's and the servers' polls do in the background (core/index/upkeep.py), run to the end with
     progress: a command-line process never polls, so a vault used only from here would never get it. Ctrl-C stops
     at the next step, keeping the steps done. Returns what is left, and whether Ctrl-C stopped it."""
-    bar = output.LongPrinter()  # a cron job's log gets a line every 10 s too
+    bar = output.ProgressPrinter()
     with ctrl_c_cancels() as token:
         left = svc.upkeep.run(progress=bar, cancel=token)
     bar.finish()

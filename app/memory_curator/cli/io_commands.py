@@ -30,7 +30,7 @@ def _import_args(p: argparse.ArgumentParser) -> None:
 @command("import", "import files and folders (markdown, text, PDF, JSON/JSONL exports)", _import_args)
 def cmd_import(args, vault, config):
     with ctrl_c_cancels() as token, open_service(args, vault, config) as svc:  # Ctrl-C: finish this file, then stop
-        bar = output.ProgressPrinter("importing")
+        bar = output.ProgressPrinter("importing", items=True)
         report = svc.import_paths(args.paths, category=args.category, progress=bar, cancel=token,
                                   replace_edited=args.replace_edited)
         bar.finish()

@@ -80,48 +80,37 @@ def result_line(rank: int, r: SearchResult) -> str:
 
 
 class ProgressPrinter:
-    """A one-line progress display on stderr for long commands (silent when stderr is not a terminal)."""
-
-    def __init__(self, label: str):
-        self.label = label
-        self.tty = sys.stderr.isatty()
-
-    def __call__(self, done: int, total: int, message: str = "") -> None:
-        if self.tty and total:
-            sys.stderr.write(f"\r{self.label}: {done}/{total} {message}   ")
-            sys.stderr.flush()
-
-    def finish(self) -> None:
-        if self.tty:
-            sys.stderr.write("\n")
-
-
-class LongPrinter:
-    """Progress of a long step on stderr (stdout stays the command's output, which scripts read). On a terminal
-    one line kept up to date from the first message; elsewhere (a script, a cron or service log) nothing unless it
+    """Progress of a long command on stderr (stdout stays the command's output, which scripts read). On a terminal
+    one line kept up to date from the first call; elsewhere (a script, a cron or service log) nothing unless the work
     has taken ``after_s``, then a line for each new message and one every ``every_s`` while it lasts (``lines``:
-    every message at once, a server's log). ``finished``: said at the end with the time taken, if anything was."""
+    every message at once, a server's log). ``label`` comes before each message (the command's work: "rebuilding");
+    ``items``: the messages name the items done (an import's files), so a log gets them every ``every_s`` only,
+    not one line per file. ``finished``: said at the end with the time taken, if anything was said."""
 
-    def __init__(self, stream: TextIO | None = None, *, after_s: float = 1.0, every_s: float = 10.0,
-                 lines: bool = False, clock: Callable[[], float] = time.monotonic, finished: str | None = None):
+    def __init__(self, label: str = "", stream: TextIO | None = None, *, items: bool = False, after_s: float = 1.0,
+                 every_s: float = 10.0, lines: bool = False, clock: Callable[[], float] = time.monotonic,
+                 finished: str | None = None):
         self._stream = stream or sys.stderr
         self._tty = not lines and self._stream.isatty()
+        self._label, self._items = label, items
         self._after_s = 0.0 if lines else after_s
         self._every_s, self._clock, self._finished = every_s, clock, finished
         self._start = clock()
-        self._message, self._since, self._printed, self._last = "", 0.0, float("-inf"), self._start
-        self._spoke = False
+        self._message, self._since, self._printed, self._last = "", self._start, float("-inf"), self._start
+        self._spoke, self._unsaid = False, ""  # unsaid: the last count a log did not get yet
 
     def __call__(self, done: int, total: int, message: str = "") -> None:
         now = self._last = self._clock()
+        step = message != self._message and not self._items  # a new step of the work: a log says it at once
         if message != self._message:
-            self._message, self._since = message, now
-        elif not self._tty and now - self._printed < self._every_s:
-            return
-        if now - self._start < self._after_s and not self._tty:
-            return
+            self._message, self._since = message, self._since if self._items else now
         took = now - self._since
-        text = message + (f": {done:,} of {total:,}" if total else "") + (f" ({took:.0f} s)" if took >= 1 else "")
+        said = ": ".join(part for part in dict.fromkeys((self._label, message)) if part)  # "updating" once
+        text = said + (f": {done:,} of {total:,}" if total else "") + (f" ({took:.0f} s)" if took >= 1 else "")
+        if not self._tty and (now - self._start < self._after_s or (not step and now - self._printed < self._every_s)):
+            self._unsaid = text
+            return
+        self._unsaid = ""
         if self._tty:
             self._stream.write(f"\r{text[:200]}\x1b[K")
         else:
@@ -138,13 +127,15 @@ class LongPrinter:
             took = self._last - self._start
             self._stream.write(("\r" if self._tty else "memory-curator: ") + f"{self._finished} ({took:.0f} s)."
                                + ("\x1b[K\n" if self._tty else "\n"))
+        elif self._unsaid and not self._tty:  # a log ends with the last count, not one up to ten seconds older
+            self._stream.write(f"memory-curator: {self._unsaid}\n")
         elif self._tty:  # done: the line goes (its last count was not the end); failed: it stays above the error
             self._stream.write("\r\x1b[K" if ok else "\n")
         self._stream.flush()
 
 
-class OpeningPrinter(LongPrinter):
+class OpeningPrinter(ProgressPrinter):
     """What opening the vault does that takes long: an older index's migrations (46-98 s at 1,000,000 memories, load 5-8)."""
 
     def __init__(self, stream: TextIO | None = None, **options: Any):
-        super().__init__(stream, finished="The index is upgraded", **options)
+        super().__init__("", stream, finished="The index is upgraded", **options)

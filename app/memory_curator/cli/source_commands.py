@@ -51,7 +51,7 @@ def cmd_import_from(args, vault, config):
         with ctrl_c_cancels() as token:  # finish this item, then stop
             reports = []
             for src in read:
-                bar = output.ProgressPrinter(f"importing {src.format}")
+                bar = output.ProgressPrinter(f"importing {src.format}", items=True)
                 reports.append(svc.sources.import_items(src, args.items, mode=args.mode, category=args.category,
                                                  progress=bar, cancel=token))
                 bar.finish()
