@@ -31,9 +31,9 @@ def test_the_codes_after_writes_are_those_of_the_chunks_alive(first, batches, sp
         x = np.array([alive[i] for i in first], np.float32).reshape(-1, DIM)
         scale = np.full(DIM, 40.0, np.float32)
         cap = codes._capacity(len(first))
-        buf_ids, buf_words = np.zeros(cap, np.int64), np.zeros((DIM // 64, cap), np.uint64)
+        buf_ids, buf_words = np.zeros(cap, np.int64), np.zeros((1, cap, DIM // 8), np.uint8)
         buf_codes = np.zeros((cap, DIM), np.int8)
-        buf_ids[: len(first)], buf_words[:, : len(first)] = first, codes.sign_bits(x).T
+        buf_ids[: len(first)], buf_words[:, : len(first)] = first, codes.as_pieces(codes.sign_bits(x))
         buf_codes[: len(first)] = codes._quantize(x, scale)
         index = codes.Codes(buf_ids, buf_words, buf_codes, scale, len(first))
         for version, (written, gone) in enumerate(batches, start=1):
@@ -51,7 +51,7 @@ def test_the_codes_after_writes_are_those_of_the_chunks_alive(first, batches, sp
             if alive:
                 want = np.array([alive[i] for i in sorted(alive)], np.float32)
                 assert np.array_equal(index.codes[live], codes._quantize(want, scale))
-                assert np.array_equal(index.words[:, live], codes.sign_bits(want).T)
+                assert np.array_equal(index.words[:, live], codes.as_pieces(codes.sign_bits(want)))
     finally:
         codes.SPARE_MIN, codes.SPARE_SHARE = old
 
@@ -62,8 +62,8 @@ def test_a_save_appends_in_place_without_copying_the_codes():
     x = rng.standard_normal((n, DIM)).astype(np.float32)
     scale = np.full(DIM, 40.0, np.float32)
     cap = codes._capacity(n)
-    buf = (np.zeros(cap, np.int64), np.zeros((DIM // 64, cap), np.uint64), np.zeros((cap, DIM), np.int8))
-    buf[0][:n], buf[1][:, :n], buf[2][:n] = np.arange(1, n + 1), codes.sign_bits(x).T, codes._quantize(x, scale)
+    buf = (np.zeros(cap, np.int64), np.zeros((1, cap, DIM // 8), np.uint8), np.zeros((cap, DIM), np.int8))
+    buf[0][:n], buf[1][:, :n], buf[2][:n] = np.arange(1, n + 1), codes.as_pieces(codes.sign_bits(x)), codes._quantize(x, scale)
     index = codes.Codes(*buf, scale, n)
     before = index.codes
     index.apply({n + 1: x[0], n + 2: -x[1]}, {5})

@@ -343,13 +343,14 @@ def test_warm_leaves_small_vaults_exact(table):
 
 @pytest.mark.parametrize("dim", [64, 256, 448, 768])
 def test_the_sign_bit_scan_keeps_the_smallest_hamming_distances(dim, monkeypatch):
-    """Word counts summed three at a time (in bytes), any number of words, rows in blocks (the last one
-    short): the rows kept are the nearest by the whole sign code, dead rows never."""
+    """Pieces of 64, 32, 16 or 8 bytes (faiss's own kernels: 448 bits are 7 of 8), rows in blocks (the last
+    one short): the rows kept are the nearest by the whole sign code, dead rows never."""
     monkeypatch.setattr(codes, "HAMMING_BLOCK", 1536)
     x = _clustered(5000, dim=dim, seed=dim)
     bits = codes.sign_bits(x)
-    index = codes.Codes(np.arange(1, 5001), np.ascontiguousarray(bits.T), np.zeros((5000, dim), np.int8),
+    index = codes.Codes(np.arange(1, 5001), codes.as_pieces(bits), np.zeros((5000, dim), np.int8),
                         np.ones(dim, np.float32))
+    assert index.words.shape[2] == {64: 8, 256: 32, 448: 8, 768: 32}[dim]
     index.dead[[3, 9]] = True
     for q in x[::700] + 0.05:
         qw = codes.sign_bits(q)[0]
@@ -366,7 +367,7 @@ def test_the_sign_bit_pass_cuts_equal_blocks_and_skips_the_mask_when_no_row_is_d
     monkeypatch.setattr(codes, "HAMMING_BLOCK", 1536)
     x = _clustered(5000, dim=256, seed=4)
     bits = codes.sign_bits(x)
-    index = codes.Codes(np.arange(1, 5001), np.ascontiguousarray(bits.T), np.zeros((5000, 256), np.int8),
+    index = codes.Codes(np.arange(1, 5001), codes.as_pieces(bits), np.zeros((5000, 256), np.int8),
                         np.ones(256, np.float32))
     assert index.dead_or_none() is None
     qw = codes.sign_bits(x[17] + 0.05)[0]
@@ -447,7 +448,7 @@ def test_the_int8_candidate_scores_are_the_float_query_s_up_to_its_rounding():
     rng = np.random.default_rng(5)
     rows = rng.standard_normal((3000, 48)).astype(np.float32)
     rows /= np.linalg.norm(rows, axis=1, keepdims=True)
-    c = codes.Codes(np.arange(1, 3001, dtype=np.int64), codes.sign_bits(rows).T.copy(),
+    c = codes.Codes(np.arange(1, 3001, dtype=np.int64), codes.as_pieces(codes.sign_bits(rows)),
                         codes._quantize(rows, 127 / (np.abs(rows).max(axis=0) * 1.25)),
                         (127 / (np.abs(rows).max(axis=0) * 1.25)).astype(np.float32))
     q = rows[7] + 0.1 * rng.standard_normal(48).astype(np.float32)

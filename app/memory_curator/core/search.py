@@ -190,8 +190,8 @@ def _no_work() -> None:
 def _beside(scan: Scan, work: Callable[[], object]) -> np.ndarray | None:
     """``scan()`` while ``work()`` runs here, with the search worker; ``scan``'s result once both are done.
 
-    The scan is numpy over in-memory codes and FTS5 runs in SQLite, and both release the GIL, so on two cores
-    a hybrid search takes about the longer leg instead of the sum. The ``Scan`` is shared: the worker helps it
+    The scan is faiss and numpy over in-memory codes and FTS5 runs in SQLite, and all release the GIL, so on two
+    cores a hybrid search takes about the longer leg instead of the sum. The ``Scan`` is shared: the worker helps it
     (``Scan.help``: blocks of the sign-bit pass and of the int8 scores, each claimed by whichever thread is
     free) from the start, and this thread runs it once ``work()`` is done, so the pass that is most of a large
     vault's vector leg uses both cores whenever it outlasts the keyword leg (a semantic search's from the

@@ -15,6 +15,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable
 
+import faiss
 import numkong
 import numpy as np
 
@@ -30,10 +31,13 @@ MIN_CANDIDATES = 1000
 # candidate costs its int8 score and its place in the selection.
 MAX_CANDIDATES = 5_000
 RERANK = 100
-# At most this many rows per step of the Hamming scan (the rows are cut in equal steps). Each step is 36 numpy
-# calls, and each call hands the GIL back and forth with the other thread (the keyword leg, or the other half of
-# the scan): 65,536 rows made the calls twice as long as 32,768 and a 1M search 0.94 x (see ``_SignPass``).
+# At most this many rows per step of the Hamming scan (the rows are cut in equal steps). Each call of a step
+# hands the GIL back and forth with the other thread (the keyword leg, or the other half of the scan): 65,536
+# rows made numpy's calls twice as long as 32,768 and a 1M search 0.94 x (see ``_SignPass``).
 HAMMING_BLOCK = 65_536
+# Code lengths (bytes) that faiss's Hamming distance has a kernel of its own for; any other length runs its
+# generic loop, 1.7 x the time at 96 bytes (768 dimensions) against three 32-byte pieces.
+PIECE_BYTES = (64, 32, 16, 8)
 SCORE_BLOCK = 512  # candidates scored on their int8 codes at a time: their float copy (1.5 MB) fits in L2
 LOAD_BLOCK = 20_000  # float16 rows read at a time when the codes are built: bounded memory
 # Rows of room kept past the last one (a share of them, at least ``SPARE_MIN``): a save appends its chunks in
@@ -44,13 +48,25 @@ SPARE_MIN = 4096
 
 
 def sign_bits(arr: np.ndarray) -> np.ndarray:
-    """One bit per dimension (1 = positive) per row, padded to whole 64-bit words: (rows, words) uint64."""
+    """One bit per dimension (1 = positive) per row, padded to whole 64-bit words: (rows, bytes) uint8."""
     arr = np.atleast_2d(arr)
     bits = np.packbits(arr > 0, axis=1)
     pad = (-bits.shape[1]) % 8
     if pad:
         bits = np.concatenate([bits, np.zeros((len(bits), pad), np.uint8)], axis=1)
-    return np.ascontiguousarray(bits).view(np.uint64)
+    return np.ascontiguousarray(bits)
+
+
+def as_pieces(bits: np.ndarray) -> np.ndarray:
+    """``sign_bits`` rows cut in equal pieces of the largest of ``PIECE_BYTES`` that divides their length, piece
+    by piece: (pieces, rows, piece bytes), contiguous (faiss reads each piece's rows as one array)."""
+    size = next(b for b in PIECE_BYTES if bits.shape[1] % b == 0)
+    return np.ascontiguousarray(bits.reshape(len(bits), bits.shape[1] // size, size).transpose(1, 0, 2))
+
+
+def _pieces_buffer(dim: int, rows: int) -> np.ndarray:
+    pieces = as_pieces(sign_bits(np.zeros(dim)))
+    return np.empty((pieces.shape[0], rows, pieces.shape[2]), dtype=np.uint8)
 
 
 def _capacity(n: int) -> int:
@@ -58,8 +74,9 @@ def _capacity(n: int) -> int:
 
 
 class Codes:
-    """Every stored chunk's sign bits (word-major, for a fast Hamming scan) and int8 codes, by chunk id. The
-    arrays are views of the first ``len(ids)`` rows of larger buffers, so chunks saved later append in place."""
+    """Every stored chunk's sign bits (cut in pieces, ``as_pieces``, for a fast Hamming scan) and int8 codes, by
+    chunk id. The arrays are views of the first ``len(ids)`` rows of larger buffers, so chunks saved later append
+    in place."""
 
     def __init__(self, ids: np.ndarray, words: np.ndarray, codes: np.ndarray, scale: np.ndarray,
                  count: int | None = None):
@@ -71,7 +88,7 @@ class Codes:
         self._buffers = ids, words, codes, dead
         self._n = n
         self.ids = ids[:n]  # int64, ascending
-        self.words = words[:, :n]  # uint64, shape (n_words, n)
+        self.words = words[:, :n]  # uint8, shape (pieces, n, piece bytes)
         self.codes = codes[:n]  # int8, shape (n, dim)
         self.dead = dead[:n]
         self._live: int | None = None
@@ -82,7 +99,7 @@ class Codes:
         cap = _capacity(n)
         ids = np.empty(cap, dtype=np.int64)
         codes = np.empty((cap, dim), dtype=np.int8)
-        words = np.empty((len(sign_bits(np.zeros(dim))[0]), cap), dtype=np.uint64)
+        words = _pieces_buffer(dim, cap)
         scale: np.ndarray | None = None
         cur = conn.execute(f"SELECT chunk_id, half FROM {HALVES} ORDER BY chunk_id")
         pos = 0
@@ -98,7 +115,7 @@ class Codes:
             end = pos + len(rows)
             ids[pos:end] = [r[0] for r in rows]
             codes[pos:end] = _quantize(block, scale)
-            words[:, pos:end] = sign_bits(block).T
+            words[:, pos:end] = as_pieces(sign_bits(block))
             pos = end
         if scale is None:
             scale = np.full(dim, 127.0 * np.sqrt(dim) / 4, dtype=np.float32)
@@ -134,7 +151,7 @@ class Codes:
         if held.any():
             at = pos[held]
             self.codes[at] = _quantize(new[held], self.scale)
-            self.words[:, at] = sign_bits(new[held]).T
+            self.words[:, at] = as_pieces(sign_bits(new[held]))
             self.dead[at] = False
         order = np.argsort(new_ids[~held], kind="stable")
         new_ids, new = new_ids[~held][order], new[~held][order]
@@ -148,13 +165,13 @@ class Codes:
             self._grow(_capacity(end))
         ids, words, codes, dead = self._buffers
         ids[n:end], codes[n:end], words[:, n:end], dead[n:end] = new_ids, _quantize(new, self.scale), \
-            sign_bits(new).T, False
+            as_pieces(sign_bits(new)), False
         self._take(ids, words, codes, dead, end)
 
     def _grow(self, cap: int) -> None:
         n = self._n
         ids, words, codes, dead = self._buffers
-        more = (np.empty(cap, np.int64), np.empty((words.shape[0], cap), np.uint64),
+        more = (np.empty(cap, np.int64), np.empty((words.shape[0], cap, words.shape[2]), np.uint8),
                 np.empty((cap, codes.shape[1]), np.int8), np.zeros(cap, bool))
         more[0][:n], more[1][:, :n], more[2][:n], more[3][:n] = self.ids, self.words, self.codes, self.dead
         self._take(*more, n)
@@ -162,7 +179,7 @@ class Codes:
     def _merge(self, new_ids: np.ndarray, new: np.ndarray) -> None:
         ids = np.concatenate([self.ids, new_ids])
         order = np.argsort(ids, kind="stable")
-        words = np.ascontiguousarray(np.concatenate([self.words, sign_bits(new).T], axis=1)[:, order])
+        words = np.ascontiguousarray(np.concatenate([self.words, as_pieces(sign_bits(new))], axis=1)[:, order])
         codes = np.concatenate([self.codes, _quantize(new, self.scale)])[order]
         dead = np.concatenate([self.dead, np.zeros(len(new_ids), dtype=bool)])[order]
         self._take(ids[order], words, codes, dead, len(ids))
@@ -175,9 +192,9 @@ class Codes:
         """``nearest`` as a Scan that two threads can share (VectorTable.knn_split)."""
         return CodeScan(self, query, k)
 
-    def _hamming_nearest(self, query_words: np.ndarray, m: int) -> np.ndarray:
+    def _hamming_nearest(self, query_bits: np.ndarray, m: int) -> np.ndarray:
         """Positions of about the ``m`` smallest Hamming distances among live rows, scanned on this thread."""
-        sign_pass = _SignPass(self.words, self.dead_or_none(), query_words)
+        sign_pass = _SignPass(self.words, self.dead_or_none(), query_bits)
         sign_pass.run()
         return sign_pass.nearest(m)
 
@@ -293,16 +310,22 @@ def _query_int8(scaled: np.ndarray) -> np.ndarray:
 
 class _SignPass:
     """The Hamming distance between the query's sign bits and every row's, in row blocks (``_Blocks``): two
-    threads share one pass over the 96 MB of sign bits at 1,000,000 x 768 (numpy releases the GIL), and the
-    distances are the same whoever counts them. A dead row counts as farther than any real distance. Each
-    block also adds up its distances' histogram, from which ``nearest`` finds the cut-off (distances are
-    small integers: faster than a partition)."""
+    threads share one pass over the 96 MB of sign bits at 1,000,000 x 768, and the distances are the same
+    whoever counts them. Each block is one faiss call per piece of the code (``as_pieces``), which holds no GIL
+    while it counts, so the pass goes on while the other thread runs Python (a hybrid search's keyword leg):
+    numpy's pass (36 calls per block) nearly stopped then, each of its calls waiting for the GIL back. A dead
+    row counts as farther than any real distance. Each block also adds up its distances' histogram, from which
+    ``nearest`` finds the cut-off (distances are small integers: faster than a partition)."""
 
-    def __init__(self, words: np.ndarray, dead: np.ndarray | None, query_words: np.ndarray):
-        """``dead``: which rows are deleted, or None when none is."""
-        self._words, self._dead, self._query = words, dead, query_words
+    def __init__(self, words: np.ndarray, dead: np.ndarray | None, query_bits: np.ndarray):
+        """``words``: ``Codes.words``; ``query_bits``: the query's ``sign_bits`` row; ``dead``: which rows are
+        deleted, or None when none is."""
+        if not all(piece.flags.c_contiguous for piece in words):
+            raise ValueError("faiss reads each piece's rows as one contiguous array")
+        self._words, self._dead = words, dead
+        self._query = as_pieces(query_bits.reshape(1, -1))[:, 0]  # (pieces, piece bytes)
         n = words.shape[1]
-        self._far = words.shape[0] * 64 + 1  # farther than any two codes
+        self._far = words.shape[0] * words.shape[2] * 8 + 1  # farther than any two codes
         self.dist = np.empty(n, dtype=np.uint16)
         blocks = -(-n // HAMMING_BLOCK)
         self._size = -(-n // blocks) if n else HAMMING_BLOCK  # equal blocks: neither thread waits long at the end
@@ -311,29 +334,21 @@ class _SignPass:
 
     def run(self) -> None:
         """Count blocks until every block is claimed (by this thread or another)."""
-        size = min(len(self.dist), self._size)
-        tmp, cnt, acc = np.empty(size, np.uint64), np.empty(size, np.uint8), np.empty(size, np.uint8)
-        self._blocks.run(lambda block: self._count(block, tmp, cnt, acc))
+        tmp = np.empty(min(len(self.dist), self._size), np.int32)
+        self._blocks.run(lambda block: self._count(block, tmp))
 
-    def _count(self, block: int, tmp: np.ndarray, cnt: np.ndarray, acc: np.ndarray) -> None:
-        # Row blocks, so the word-sized temporaries stay in the cache: one pass over the whole array per word
-        # wrote and read 8 bytes a row twelve times (at 1,000,000 x 768 that was most of a search). Three
-        # words' counts (at most 192) add up in bytes before joining the uint16 sum: 0.87 x the time.
-        words, q = self._words, self._query
+    def _count(self, block: int, tmp: np.ndarray) -> None:
+        # Row blocks, so the distances stay in the cache between the pieces' calls.
         start = block * self._size
         end = min(len(self.dist), start + self._size)
-        part, t, c, a = self.dist[start:end], tmp[: end - start], cnt[: end - start], acc[: end - start]
-        for g in range(0, words.shape[0], 3):
-            np.bitwise_xor(words[g, start:end], q[g], out=t)
-            np.bitwise_count(t, out=a)
-            for j in range(g + 1, min(g + 3, words.shape[0])):
-                np.bitwise_xor(words[j, start:end], q[j], out=t)
-                np.bitwise_count(t, out=c)
-                a += c
-            if g:
-                part += a
+        part, t = self.dist[start:end], tmp[: end - start]
+        for i, (piece, q) in enumerate(zip(self._words, self._query, strict=True)):
+            rows = piece[start:end]
+            faiss.hammings(faiss.swig_ptr(q), faiss.swig_ptr(rows), 1, len(rows), rows.shape[1], faiss.swig_ptr(t))
+            if i:
+                np.add(part, t, out=part, casting="unsafe")
             else:
-                part[:] = a
+                np.copyto(part, t, casting="unsafe")
         if self._dead is not None:
             part[self._dead[start:end]] = self._far
         self._hist[block] = np.bincount(part, minlength=self._far + 1)

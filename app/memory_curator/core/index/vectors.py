@@ -307,10 +307,10 @@ class VectorTable:
 
     def knn_split(self, query: Sequence[float] | np.ndarray, k: int, *, exact: bool | None = None,
                   ) -> tuple[Scan, Callable[[np.ndarray | None], list[tuple[int, float]]]]:
-        """``knn`` in two parts, ``finish(scan())``: ``scan`` touches no connection (numpy over the in-memory
-        codes, which releases the GIL), so it may run on another thread while this one reads the database
-        (core/search.py runs a hybrid search's keyword leg beside it) and then helps (``scan.help()``);
-        ``finish`` reads on this connection."""
+        """``knn`` in two parts, ``finish(scan())``: ``scan`` touches no connection (faiss and numpy over the
+        in-memory codes, which release the GIL), so it may run on another thread while this one reads the
+        database (core/search.py runs a hybrid search's keyword leg beside it) and then helps
+        (``scan.help()``); ``finish`` reads on this connection."""
         dim = self.dim
         if dim is None or not self.exists() or k <= 0:
             return Scan(), lambda _: []
