@@ -5,6 +5,7 @@ encoding. With the bundled model the stored vectors are the ones it gives withou
 
 from __future__ import annotations
 
+import sys
 import threading
 from collections import Counter
 from dataclasses import replace
@@ -66,6 +67,31 @@ def test_the_unit_takes_the_vectors_encoded_while_the_batch_was_written(vault_di
     assert len(emb.encoded) == 60
     ahead = [t for name, t in emb.encoded if name == AHEAD]
     assert ahead == [f"t{i}\nnote {i} about topic {i % 7}" for i in range(59, 59 - len(ahead), -1)]  # newest first
+
+
+def test_each_memory_of_a_batch_is_cut_into_chunks_once(vault_dir, config):
+    """The unit takes the chunks the batch's encoding ahead cut, with its vectors, instead of cutting again."""
+    emb = TextHashEmbedder(batch_independent=True)
+    cuts: Counter = Counter()
+
+    def watch(frame, event, arg) -> None:  # every thread's calls (the batch's, the unit's), none replaced
+        if event == "call" and frame.f_code is embedding_chunks.__code__:
+            cuts[frame.f_locals["item"].title] += 1
+
+    threading.setprofile(watch)
+    sys.setprofile(watch)
+    try:
+        with _open(vault_dir, config, emb) as svc:
+            svc.save_batch(_items(60))
+            assert svc.embedding.settle(30) and svc.store.unembedded_count() == 0
+            stored = _stored(svc)
+    finally:
+        sys.setprofile(None)
+        threading.setprofile(None)
+    assert cuts == Counter({f"t{i}": 1 for i in range(60)})
+    for i in range(60):
+        assert stored[f"t{i}"] == normalized(text_vector(f"t{i}\nnote {i} about topic {i % 7}"), DIM).tobytes()
+    assert not svc.embedding.ahead._chunks  # all taken: none kept for nothing
 
 
 def test_an_embedder_whose_vectors_depend_on_their_batch_is_not_used_ahead(vault_dir, config):

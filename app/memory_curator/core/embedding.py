@@ -16,7 +16,7 @@ import logging
 import math
 import threading
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
 from memory_curator.core import indexing
@@ -211,10 +211,24 @@ class Embedding:
         if (self.unit is None or emb is None or not batch_independent(emb) or len(items) < 2
                 or self.unit.progress.state != IDLE or self.model_changed()):
             return
-        # In the order the unit embeds them: newest first (embed_missing).
-        texts = [c[4] for it in reversed(items) for c in indexing.embedding_chunks(it, self.config, emb.max_chunk_tokens)]
+        # In the order the unit embeds them: newest first (embed_missing). The unit takes the chunks too.
+        cut = {self._chunk_key(emb, it): indexing.embedding_chunks(it, self.config, emb.max_chunk_tokens)
+               for it in reversed(items)}
+        texts = [c[4] for chunks in cut.values() for c in chunks]
         if len(texts) >= self.config.embed_batch_size:
-            self.ahead.start(emb, texts)
+            self.ahead.start(emb, texts, cut)
+
+    def _chunk_key(self, emb: Embedder, item: MemoryItem) -> tuple:
+        """What a memory's chunks for ``emb`` are cut from (indexing.embedding_chunks)."""
+        return (emb.key, emb.max_chunk_tokens, self.config.chunk_size, self.config.chunk_overlap, item.title,
+                item.embedded_source)
+
+    def _cut(self, emb: Embedder) -> Callable[[MemoryItem], list]:
+        """A memory's chunks: those its batch's encoding ahead cut from the same text, else cut here."""
+        def cut(item: MemoryItem) -> list:
+            return (self.ahead.chunked(self._chunk_key(emb, item))
+                    or indexing.embedding_chunks(item, self.config, emb.max_chunk_tokens))
+        return cut
 
     def settle(self, timeout: float) -> bool:
         """Wait at most ``timeout`` s until the memories this process wrote have vectors (a command-line
@@ -425,7 +439,7 @@ class Embedding:
         check()  # before the vector table is made for this process's model
         try:
             return indexing.embed_items(self.store, self.ahead.serving(emb), rounds(), self.config,  # type: ignore[arg-type]
-                                        tracker, written)
+                                        tracker, written, self._cut(emb))
         except EmbedderUnavailable as exc:
             self.down(exc)
             raise

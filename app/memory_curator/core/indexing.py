@@ -80,19 +80,22 @@ def embed_hash(embedder_key: str, texts: Sequence[str]) -> str:
 def embed_items(
     store: IndexStore, embedder: Embedder, items: Iterable[tuple[int, MemoryItem]], config: MemoryConfig,
     tracker: Tracker | None = None, written: Callable[[], None] | None = None,
+    cut: Callable[[MemoryItem], list[_Chunk]] | None = None,
 ) -> int:
     """Embed the chunks of ``items`` ((pk, item) pairs, read lazily on this thread) in provider batches; each
     batch commits on its own so a cancel or a provider failure keeps what was done, and ``written`` is called
     after each commit. Vectors are checked before anything is written (finite, the index's size), and a memory
     whose text changed while it was being embedded (another thread or process wrote it) is left for the next
-    round. Returns the number of memories embedded.
+    round. Returns the number of memories embedded. ``cut``: a memory's chunks (``embedding_chunks`` unless
+    given: the ones a batch's encoding ahead cut already).
 
     The provider encodes the next batch on a thread of its own while this one checks and writes the last (the
     model no longer waits for SQLite, nor SQLite for the model): the same batches, in the same order, one call
     at a time, so the same vectors; only the provider call leaves this thread, never the connection."""
     ensure_vector_table(store, embedder)
     done = 0
-    batches = _embed_batches(items, config, embedder.max_chunk_tokens)
+    max_tokens = embedder.max_chunk_tokens
+    batches = _embed_batches(items, config, cut or (lambda item: embedding_chunks(item, config, max_tokens)))
     with ThreadPoolExecutor(1, "memory-curator-embed-ahead") as ahead:
         def encode(batch: _Batch) -> Future:
             try:
@@ -121,13 +124,13 @@ def embed_items(
     return done
 
 
-def _embed_batches(items: Iterable[tuple[int, MemoryItem]], config: MemoryConfig, max_tokens: int,
-                   ) -> Iterator[_Batch]:
+def _embed_batches(items: Iterable[tuple[int, MemoryItem]], config: MemoryConfig,
+                   cut: Callable[[MemoryItem], list[_Chunk]]) -> Iterator[_Batch]:
     """Memories with their chunks, cut where a batch reaches ``config.embed_batch_size`` texts."""
     batch: _Batch = []
     texts = 0
     for pk, item in items:
-        chunks = embedding_chunks(item, config, max_tokens)
+        chunks = cut(item)
         batch.append((pk, item, chunks))
         texts += len(chunks)
         if texts >= config.embed_batch_size:

@@ -1,6 +1,7 @@
 """Vectors encoded ahead: while ``save_batch`` writes its files and index rows (about 1 s of one core for 1,000
 short memories), one thread encodes the batch's texts on the other core, and the background unit, once the rows
-exist, takes those vectors instead of encoding the texts again.
+exist, takes those vectors instead of encoding the texts again, and the chunks they were cut from instead of
+cutting each memory again (handed out only for the same title and text, model and chunk sizes).
 
 One thread, one text per call: the write keeps a core (encoding ahead on the model's own threads took both
 cores and slowed the write as much as it gained), and only an embedder whose vector of a text does not depend
@@ -18,8 +19,9 @@ import os
 import sys
 import threading
 from collections import OrderedDict, deque
-from collections.abc import Sequence
+from collections.abc import Hashable, Mapping, Sequence
 from concurrent.futures import Future
+from typing import Any
 
 from memory_curator.core.embed.base import Embedder
 
@@ -40,12 +42,17 @@ class Ahead:
         self._lock = threading.Lock()
         self._work = threading.Condition(self._lock)
         self._entries: OrderedDict[tuple[str, str], Future] = OrderedDict()
+        self._chunks: OrderedDict[Hashable, Any] = OrderedDict()
         self._todo: deque[tuple[Embedder, str, Future]] = deque()
         self._thread: threading.Thread | None = None
 
-    def start(self, embedder: Embedder, texts: Sequence[str]) -> None:
-        """Encode ``texts`` one by one, in this order, on this object's thread."""
+    def start(self, embedder: Embedder, texts: Sequence[str], chunks: Mapping[Hashable, Any] | None = None) -> None:
+        """Encode ``texts`` one by one, in this order, on this object's thread. ``chunks``: what the texts were
+        cut from, by the caller's key, kept for the taker (``chunked``), who then does not cut them again."""
         with self._lock:
+            self._chunks.update(chunks or {})
+            while len(self._chunks) > MAX_TEXTS:
+                self._chunks.popitem(last=False)
             for text in texts:
                 key = (embedder.key, text)
                 if key not in self._entries:
@@ -70,6 +77,11 @@ class Ahead:
         self._todo.clear()
         for key in [k for k, f in self._entries.items() if f.cancelled()]:
             del self._entries[key]
+
+    def chunked(self, key: Hashable) -> Any | None:
+        """The chunks kept under ``key`` (handed out once), or None."""
+        with self._lock:
+            return self._chunks.pop(key, None)
 
     def take(self, key: str, texts: Sequence[str]) -> list[list[float] | None]:
         """The vectors encoded ahead for ``texts`` (waiting for one being encoded), None for the others; each is
