@@ -47,6 +47,10 @@ def warn(message: str) -> None:
     print(f"warning: {message}{' ' + step if step else ''}", file=sys.stderr)
 
 
+def note(message: str) -> None:
+    print(f"note: {message}", file=sys.stderr)
+
+
 def item_line(item: MemoryItem) -> str:
     flag = "" if item.embedded else "  (not embedded)"
     return f"{item.id}  [{item.category}]  {item.salience:.2f}  {item.title}{flag}"

@@ -14,10 +14,10 @@ every step done: each is a transaction of its own, and the next run, or the app,
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from memory_curator.core.config import MemoryConfig
-from memory_curator.core.index import postings, unreadable
+from memory_curator.core.index import bm25, postings, unreadable
 from memory_curator.core.index.postings_unit import BUILDING, FOLDING, PostingsUnit
 from memory_curator.core.index.store import IndexStore
 from memory_curator.core.kicked import Pacer
@@ -28,6 +28,19 @@ NAP_S = 0.02  # how often a wait for the lock to be free again hears a cancel
 WAIT_S = 0.2  # how often the postings' progress is passed on while their unit builds
 WHAT = {BUILDING: "building the keyword postings (words)",
         FOLDING: "folding written rows into the keyword postings (words)"}
+# When a pending upkeep slows a search enough that a one-shot command says so (``Pending.slowing``): the search
+# 1.5 times its time once the upkeep is done, or more. Measured per query, pending and done alternating in one
+# process (the bench's 200 queries; tidy's notes, 12:30-12:45 UTC 2026-11-27, load 5-6):
+# - the postings not built: keyword search 1.57 x at 100,000 memories (+20 ms a query), 5.45 x at 1,000,000
+#   (p50 17 -> 100 ms); hybrid 1.12 x at 100,000 (+6 ms), 1.56 x at 1,000,000 (+79 ms): said for hybrid from
+#   HYBRID_BUILD_ROWS;
+# - rows written since the postings were built (a command-line process never folds them; each query reads them):
+#   keyword search at 100,000 memories 1.78 x with 1,000 of them (+3.6 ms), 6.7 x with 5,000 (+30 ms), 16.6 x
+#   with 20,000 (+83 ms): said for keyword from postings_fold_at (1,000), for hybrid from HYBRID_FOLD_ROWS;
+# - the unreadable shares' fill: hybrid search 0.98 x at 100,000 and 1.005 x at 1,000,000 (its step reads ~330
+#   rows the search's other steps mostly read too): never said.
+HYBRID_BUILD_ROWS = 500_000
+HYBRID_FOLD_ROWS = 5_000
 
 
 @dataclass(frozen=True)
@@ -37,6 +50,8 @@ class Pending:
 
     shares: int = 0
     postings: str | None = None
+    rows: int = field(default=0, compare=False)  # the memories the full-text index holds
+    written: int = field(default=0, compare=False)  # rows written since the postings' build (up to HYBRID_FOLD_ROWS)
 
     def __bool__(self) -> bool:
         return bool(self.shares or self.postings)
@@ -52,6 +67,14 @@ class Pending:
         elif self.postings == "fold":
             out.append("rows written since the keyword postings were built are to be folded back in")
         return out
+
+    def slowing(self, mode: str) -> list[str]:
+        """What of this upkeep makes a search in ``mode`` measurably slower (see HYBRID_BUILD_ROWS): a one-shot
+        command says it, with the command that finishes it."""
+        keyword = mode == "keyword"
+        due = {"build": keyword or (mode == "hybrid" and self.rows >= HYBRID_BUILD_ROWS),
+               "fold": keyword or (mode == "hybrid" and self.written >= HYBRID_FOLD_ROWS)}
+        return Pending(postings=self.postings).describe() if due.get(self.postings or "") else []
 
     def finished(self) -> list[str]:
         """What running this upkeep did, said once it is done."""
@@ -76,7 +99,10 @@ class Upkeep:
     def pending(self) -> Pending:
         conn = self._store.conn
         need = postings.pending(conn, min_rows=self._config.postings_min_rows, fold_at=self._config.postings_fold_at)
-        return Pending(unreadable.left(conn), need if self._unit is not None else None)
+        if self._unit is None:
+            need = None
+        return Pending(unreadable.left(conn), need, bm25.totals(conn)[0] if need == "build" else 0,
+                       postings.written_count(conn, HYBRID_FOLD_ROWS) if need == "fold" else 0)
 
     def run(self, progress: ProgressFn | None = None, cancel: CancelToken | None = None) -> Pending:
         """The shares filled, then the postings built or folded, saying how far; returns what is left (a cancel
