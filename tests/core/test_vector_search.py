@@ -381,6 +381,18 @@ def test_the_sign_bit_pass_cuts_equal_blocks_and_skips_the_mask_when_no_row_is_d
     assert 42 not in index._hamming_nearest(qw, 4999).tolist()  # the dead row is farther than all the rest
 
 
+def test_the_sign_bit_pass_refuses_pieces_whose_rows_are_not_one_array():
+    """faiss reads a piece's rows from one pointer: a strided view (pieces not laid out as as_pieces lays them)
+    would be read as other bytes, so the pass refuses it rather than count wrong distances."""
+    bits = codes.sign_bits(_clustered(100, dim=768, seed=2))
+    strided = bits.reshape(100, 3, 32).transpose(1, 0, 2)  # the same values, rows 96 bytes apart
+    with pytest.raises(ValueError):
+        codes._SignPass(strided, None, bits[0])
+    sign_pass = codes._SignPass(codes.as_pieces(bits), None, bits[0])
+    sign_pass.run()
+    assert np.array_equal(sign_pass.dist, np.bitwise_count(bits ^ bits[0]).sum(axis=1))
+
+
 def test_a_scan_shared_by_two_threads_gives_what_one_thread_gives(table, monkeypatch):
     """The sign-bit pass and the int8 scores are cut in blocks that whichever thread is free claims: the
     candidates are the same whether the helper counts none, some or all of the blocks (dead rows included)."""
