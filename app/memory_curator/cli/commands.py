@@ -205,7 +205,8 @@ def cmd_search(args, vault, config):
             for w in results.warnings:
                 output.warn(w)
             print("\n".join(output.result_line(i, r) for i, r in enumerate(results, start=1)) or "no matches")
-        if slower := svc.upkeep.pending().slowing(args.mode):  # on stderr, --json too: stdout is the results
+        # The mode the search ran (keyword in a vault without an embedder); on stderr, --json too: stdout is the results.
+        if slower := svc.upkeep.pending().slowing(results.mode_used or args.mode):
             output.note("this search is slower until the index's upkeep is done: " + "; ".join(slower) + MAINTAIN)
         return 0 if results else 1  # like grep: 1 when nothing matched
 
