@@ -54,6 +54,10 @@ def test_which_pending_upkeep_slows_which_search():
     fold = Pending(postings="fold", written=1_000)
     assert fold.slowing("keyword") == fold.describe() and fold.slowing("hybrid") == []
     assert Pending(postings="fold", written=5_000).slowing("hybrid") == fold.describe()
-    fill = Pending(shares=1_000_000)  # hybrid 0.98-1.005 x its time once filled: not worth a word
-    assert fill and all(fill.slowing(mode) == [] for mode in ("keyword", "semantic", "hybrid"))
+    fill = Pending(shares=1_000_000)  # read by hybrid search with an English-only model: +15 ms at 1,000,000
+    assert fill.slowing("hybrid", reads_shares=True) == fill.describe()
+    assert Pending(shares=100_000).slowing("hybrid", reads_shares=True) == []  # +5 ms at 100,000
+    assert all(fill.slowing(mode) == [] for mode in ("keyword", "semantic", "hybrid"))  # a multilingual model
+    both = Pending(shares=1_000_000, postings="build", rows=1_000_000)
+    assert both.slowing("hybrid", reads_shares=True) == both.describe() and len(both.describe()) == 2
     assert Pending(postings="build", rows=10**6).slowing("semantic") == []

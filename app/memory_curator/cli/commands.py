@@ -206,7 +206,8 @@ def cmd_search(args, vault, config):
                 output.warn(w)
             print("\n".join(output.result_line(i, r) for i, r in enumerate(results, start=1)) or "no matches")
         # The mode the search ran (keyword in a vault without an embedder); on stderr, --json too: stdout is the results.
-        if slower := svc.upkeep.pending().slowing(results.mode_used or args.mode):
+        english_only = svc.embedder is not None and not svc.embedder.multilingual
+        if slower := svc.upkeep.pending().slowing(results.mode_used or args.mode, reads_shares=english_only):
             output.note("this search is slower until the index's upkeep is done: " + "; ".join(slower) + MAINTAIN)
         return 0 if results else 1  # like grep: 1 when nothing matched
 

@@ -29,18 +29,21 @@ WAIT_S = 0.2  # how often the postings' progress is passed on while their unit b
 WHAT = {BUILDING: "building the keyword postings (words)",
         FOLDING: "folding written rows into the keyword postings (words)"}
 # When a pending upkeep slows a search enough that a one-shot command says so (``Pending.slowing``): the search
-# 1.5 times its time once the upkeep is done, or more. Measured per query, pending and done alternating in one
-# process (the bench's 200 queries; tidy's notes, 12:30-12:45 UTC 2026-11-27, load 5-6):
+# 1.5 times its time once the upkeep is done, or 10 ms more. Measured per query, pending and done alternating in
+# one process (the bench's 200 queries; tidy's notes, 12:30-13:05 UTC 2026-11-27, load 5-6):
 # - the postings not built: keyword search 1.57 x at 100,000 memories (+20 ms a query), 5.45 x at 1,000,000
 #   (p50 17 -> 100 ms); hybrid 1.12 x at 100,000 (+6 ms), 1.56 x at 1,000,000 (+79 ms): said for hybrid from
 #   HYBRID_BUILD_ROWS;
 # - rows written since the postings were built (a command-line process never folds them; each query reads them):
 #   keyword search at 100,000 memories 1.78 x with 1,000 of them (+3.6 ms), 6.7 x with 5,000 (+30 ms), 16.6 x
 #   with 20,000 (+83 ms): said for keyword from postings_fold_at (1,000), for hybrid from HYBRID_FOLD_ROWS;
-# - the unreadable shares' fill: hybrid search 0.98 x at 100,000 and 1.005 x at 1,000,000 (its step reads ~330
-#   rows the search's other steps mostly read too): never said.
+# - the unreadable shares' fill, with an English-only model (a multilingual one never reads them): the step
+#   reading the text of a hybrid search's members 2.1 ms p50 (vs 0.24) at 100,000 memories, the search 1.09 x
+#   (+5 ms); 15.7 ms p50 (vs 0.21) at 1,000,000, the search 1.09 x at load 5-6 (+15 ms: 40 % of its ~36 ms near
+#   idle): said from HYBRID_FILL_LEFT memories not filled.
 HYBRID_BUILD_ROWS = 500_000
 HYBRID_FOLD_ROWS = 5_000
+HYBRID_FILL_LEFT = 500_000
 
 
 @dataclass(frozen=True)
@@ -68,13 +71,15 @@ class Pending:
             out.append("rows written since the keyword postings were built are to be folded back in")
         return out
 
-    def slowing(self, mode: str) -> list[str]:
+    def slowing(self, mode: str, *, reads_shares: bool = False) -> list[str]:
         """What of this upkeep makes a search in ``mode`` measurably slower (see HYBRID_BUILD_ROWS): a one-shot
-        command says it, with the command that finishes it."""
-        keyword = mode == "keyword"
-        due = {"build": keyword or (mode == "hybrid" and self.rows >= HYBRID_BUILD_ROWS),
-               "fold": keyword or (mode == "hybrid" and self.written >= HYBRID_FOLD_ROWS)}
-        return Pending(postings=self.postings).describe() if due.get(self.postings or "") else []
+        command says it, with the command that finishes it. ``reads_shares``: the embedder reads English only,
+        so hybrid search reads the unreadable shares."""
+        keyword, hybrid = mode == "keyword", mode == "hybrid"
+        due = {"build": keyword or (hybrid and self.rows >= HYBRID_BUILD_ROWS),
+               "fold": keyword or (hybrid and self.written >= HYBRID_FOLD_ROWS)}
+        fill = reads_shares and hybrid and self.shares >= HYBRID_FILL_LEFT
+        return Pending(self.shares if fill else 0, self.postings if due.get(self.postings or "") else None).describe()
 
     def finished(self) -> list[str]:
         """What running this upkeep did, said once it is done."""
