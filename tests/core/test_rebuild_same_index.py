@@ -12,8 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from memory_curator.core import bulk_read
+from memory_curator.core import bulk_read, indexing
 from memory_curator.core.errors import Cancelled
+from memory_curator.core.index import bulk
 from memory_curator.core.index.store import IndexStore
 from memory_curator.core.progress import CancelToken
 from memory_curator.core.service import MemoryService
@@ -117,6 +118,7 @@ def test_a_rebuild_makes_the_index_a_sync_makes(vault_dir, config, monkeypatch, 
         during = []
         report = svc.rebuild_index(embed=False, progress=lambda *_: during.append(_fts_settings(svc)))
         assert ("automerge", 0) in during[len(during) // 2]  # merged once at the end instead
+        assert ("hashsize", bulk.HASHSIZE) in during[len(during) // 2]
         rebuilt = _contents(svc)
         # The rows were cleared with foreign keys unchecked; they are checked again, and nothing refers to a gap.
         assert svc.store.conn.execute("PRAGMA foreign_keys").fetchone()[0] == 1
@@ -152,6 +154,29 @@ def test_the_dropped_indexes_are_made_over_the_last_chunks(vault_dir, config, mo
         assert seen[0] < len(schema)  # dropped for the load
         assert seen[-1] == len(schema)  # every one made again before its last chunk
         assert _schema(svc) == schema
+
+
+def test_the_full_text_index_is_written_once_a_group_of_chunks(vault_dir, config, monkeypatch):
+    """FTS5 writes its pending terms out as a segment at each commit and at each savepoint, and merges the segments
+    at the end: a transaction of GROUP chunks is one segment, unless a statement's savepoint wrote it out sooner."""
+    _write_vault(vault_dir)
+    with MemoryService.open(vault_dir, embedder="none", config=config) as svc:
+        monkeypatch.setattr(bulk_read, "CHUNK", 7)
+        monkeypatch.setattr(bulk_read, "HELPER_MIN_FILES", 10**9)  # read here: no index made over the last chunks
+        monkeypatch.setattr(indexing, "GROUP", 4)
+        files = sum(1 for _ in svc.vault.scan())
+        segments = []
+        real_optimize = IndexStore.optimize_fulltext
+
+        def optimize_fulltext(store):
+            segments.append(store.conn.execute("SELECT COUNT(DISTINCT segid) FROM memories_fts_idx").fetchone()[0])
+            real_optimize(store)
+
+        monkeypatch.setattr(IndexStore, "optimize_fulltext", optimize_fulltext)
+        svc.rebuild_index(embed=False)
+    chunks = -(-files // 7)
+    assert chunks > 8
+    assert segments == [-(-chunks // 4)]
 
 
 def test_a_cancelled_rebuild_leaves_every_index_of_the_schema(vault_dir, config):

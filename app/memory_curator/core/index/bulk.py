@@ -15,8 +15,9 @@ helpers read the rest; the rows written after a step keep its index as any write
 The full-text index's automatic merging is off meanwhile: with it, each transaction's commit merged the new
 segment into older ones (a seventh of the full-text work at 100,000 files), and the rebuild ends by merging
 everything into one segment anyway. A level that reaches 16 segments is still merged ('crisismerge'), so a
-long load never leaves searches reading hundreds. The setting is put back where the indexes are, and its row
-in the FTS config table removed, as a fresh index has none.
+long load never leaves searches reading hundreds. Its pending terms are held up to HASHSIZE instead of 1 MB, so
+that a transaction of several chunks is written as one segment (``indexing.GROUP``). The settings are put back
+where the indexes are, and their rows in the FTS config table removed, as a fresh index has none.
 """
 
 from __future__ import annotations
@@ -36,6 +37,11 @@ COUNTING = {"memories_keywords_": ("keyword_counts", "value", KEYWORD_COUNTS),
 KEY = "bulk_load_indexes"  # in meta: the CREATE INDEX statements to run again
 FTS = "memories_fts"
 AUTOMERGE = 4  # FTS5's default
+# FTS5 writes its pending terms out as a segment when they pass its hash size (1 MB: two segments a chunk of
+# 1,000 bench files), at a commit and at any savepoint. A load's transaction of 10 chunks fits in 64 MB (~20 MB
+# of terms at 10,000 bench files), so each is written once, and merged once at the end.
+HASHSIZE, DEFAULT_HASHSIZE = 64 * 1024 * 1024, 1024 * 1024
+_SETTINGS = (("automerge", 0, AUTOMERGE), ("hashsize", HASHSIZE, DEFAULT_HASHSIZE))  # (key, load's, default)
 
 
 def drop_indexes(conn: Connection) -> None:
@@ -52,7 +58,8 @@ def drop_indexes(conn: Connection) -> None:
     conn.execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", (KEY, json.dumps(sorted(statements.items()))))
     for name, sql in found:
         conn.execute(f'DROP {"TRIGGER" if sql.startswith("CREATE TRIGGER") else "INDEX"} "{name}"')
-    conn.execute(f"INSERT INTO {FTS} ({FTS}, rank) VALUES ('automerge', 0)")
+    for key, value, _ in _SETTINGS:
+        conn.execute(f"INSERT INTO {FTS} ({FTS}, rank) VALUES ('{key}', {value})")
 
 
 def restore(conn: Connection) -> None:
@@ -64,8 +71,9 @@ def restore(conn: Connection) -> None:
     _make(conn, statements)
     # The command sets this connection's value (and tells the others to read theirs again); the row it writes
     # then goes, as in a fresh index.
-    conn.execute(f"INSERT INTO {FTS} ({FTS}, rank) VALUES ('automerge', {AUTOMERGE})")
-    conn.execute(f"DELETE FROM {FTS}_config WHERE k = 'automerge'")
+    for key, _, default in _SETTINGS:
+        conn.execute(f"INSERT INTO {FTS} ({FTS}, rank) VALUES ('{key}', {default})")
+        conn.execute(f"DELETE FROM {FTS}_config WHERE k = ?", (key,))
     conn.execute("DELETE FROM meta WHERE key = ?", (KEY,))
 
 

@@ -17,6 +17,10 @@ _BATCH = 500
 _NAMES = (("id:", "memories", "id"), ("title:", "link_names", "title"), ("title:", "link_names", "file"),
           ("title:", "link_names", "slug"))
 _INSERT_NAMES = "INSERT OR REPLACE INTO link_names (pk, title, file, slug) VALUES (?, ?, ?, ?)"
+# New memories' names: a plain INSERT. With foreign keys on, OR REPLACE runs each row in a statement savepoint,
+# and at every savepoint FTS5 writes its pending terms out: a rebuild's full-text index was written a chunk at a
+# time whatever its transactions (core/index/bulk.py HASHSIZE).
+_INSERT_NEW_NAMES = _INSERT_NAMES.replace("INSERT OR REPLACE", "INSERT")
 
 
 
@@ -42,7 +46,7 @@ def insert_many(conn: Connection, rows: Sequence[tuple[int, Sequence, Sequence, 
                      [(pk, *m) for pk, mentions, _, _ in rows for m in mentions])
     conn.executemany("INSERT OR IGNORE INTO graph_edges (memory_pk, target, kind) VALUES (?, ?, ?)",
                      [(pk, *e) for pk, _, edges, _ in rows for e in edges])
-    conn.executemany(_INSERT_NAMES, [(pk, *names) for pk, _, _, names in rows])
+    conn.executemany(_INSERT_NEW_NAMES, [(pk, *names) for pk, _, _, names in rows])
 
 
 def clear(conn: Connection) -> None:
