@@ -435,16 +435,31 @@ def _weighted(counts: np.ndarray, w: Sequence[float]) -> np.ndarray:
     return f
 
 
+def _union(helds: Sequence[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+    """The rows any word holds (ascending, once each), and where each word's rows sit among them (the words'
+    rows one after another). One stable sort of the words' runs, each already ascending (np.unique hashed: 6 ms
+    at 40,000 rows; a sort and a binary search per word: 1.3 x this at 1,000,000, 200 bench queries)."""
+    held = np.concatenate(helds)
+    order = np.argsort(held, kind="stable")
+    ranked = held[order]
+    first = np.empty(len(ranked), dtype=bool)
+    first[:1] = True
+    np.not_equal(ranked[1:], ranked[:-1], out=first[1:])
+    at = np.empty(len(held), dtype=np.intp)
+    at[order] = np.cumsum(first) - 1
+    return ranked[first], at
+
+
 def _ranked(conn: Connection, tokens: Sequence[str], weights: Sequence[float], depth: int) -> list[tuple[int, float]]:
     rows, avgdl = bm25.totals(conn)
     written_ = Written.read(conn)
     lists = [_word(conn, t, written_) for t in tokens]
-    docs = np.sort(np.concatenate([d for d, _, _ in lists]))  # np.unique hashed: 6 ms at 40,000 rows
-    docs = docs[np.r_[True, docs[1:] != docs[:-1]]] if len(docs) else docs
+    docs, at = _union([d for d, _, _ in lists])
     if not len(docs):
         return []
     score = np.zeros(len(docs))
     w = [float(x) for x in weights[:3]]
+    start = 0
     for held, counts, sizes in lists:
         if not len(held):
             continue
@@ -453,7 +468,8 @@ def _ranked(conn: Connection, tokens: Sequence[str], weights: Sequence[float], d
             idf = 1e-6
         f = _weighted(counts, w)
         part = idf * ((f * (bm25.K1 + 1.0)) / (f + bm25.K1 * (1 - bm25.B + bm25.B * sizes.astype(np.float64) / avgdl)))
-        score[np.searchsorted(docs, held)] += part  # a row without the word adds nothing (FTS5 adds 0.0)
+        score[at[start : start + len(held)]] += part  # a row without the word adds nothing (FTS5 adds 0.0)
+        start += len(held)
     neg = -1.0 * score
     if depth < len(neg):  # every row tied with the depth-th stays in the sort
         cut = np.flatnonzero(neg <= np.partition(neg, depth - 1)[depth - 1])
