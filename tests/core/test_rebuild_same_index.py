@@ -156,14 +156,17 @@ def test_the_dropped_indexes_are_made_over_the_last_chunks(vault_dir, config, mo
         assert _schema(svc) == schema
 
 
-def test_the_full_text_index_is_written_once_a_group_of_chunks(vault_dir, config, monkeypatch):
+@pytest.mark.parametrize("seconds", [60, 0], ids=["groups", "a group held too long"])
+def test_the_full_text_index_is_written_once_a_group_of_chunks(vault_dir, config, monkeypatch, seconds):
     """FTS5 writes its pending terms out as a segment at each commit and at each savepoint, and merges the segments
-    at the end: a transaction of GROUP chunks is one segment, unless a statement's savepoint wrote it out sooner."""
+    at the end: a transaction of GROUP chunks is one segment, unless a statement's savepoint wrote it out sooner. A
+    transaction open GROUP_SECONDS is committed after its chunk (others' saves wait for the write lock)."""
     _write_vault(vault_dir)
     with MemoryService.open(vault_dir, embedder="none", config=config) as svc:
         monkeypatch.setattr(bulk_read, "CHUNK", 7)
         monkeypatch.setattr(bulk_read, "HELPER_MIN_FILES", 10**9)  # read here: no index made over the last chunks
         monkeypatch.setattr(indexing, "GROUP", 4)
+        monkeypatch.setattr(indexing, "GROUP_SECONDS", seconds)
         files = sum(1 for _ in svc.vault.scan())
         segments = []
         real_optimize = IndexStore.optimize_fulltext
@@ -176,7 +179,7 @@ def test_the_full_text_index_is_written_once_a_group_of_chunks(vault_dir, config
         svc.rebuild_index(embed=False)
     chunks = -(-files // 7)
     assert chunks > 8
-    assert segments == [-(-chunks // 4)]
+    assert segments == [-(-chunks // 4) if seconds else chunks]
 
 
 def test_a_cancelled_rebuild_leaves_every_index_of_the_schema(vault_dir, config):

@@ -8,6 +8,7 @@ import itertools
 import logging
 import os
 import threading
+import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import ExitStack, closing, contextmanager
@@ -500,16 +501,15 @@ def _index_changed(store: IndexStore, vault: Vault, changed: Sequence[str], on_d
 
 def _insert_all(store: IndexStore, vault: Vault, stats: Sequence[FileStat], seen_ids: dict[str, str],
                 report: SyncReport, tracker: Tracker | None) -> None:
-    """Index files into empty tables (a rebuild): no row to look up or replace, files read in bulk, GROUP chunks
-    to a transaction. With helper processes reading, the indexes the load dropped are made over its last chunks
-    (``_early_steps``), each chunk then committed before them."""
+    """Index files into empty tables (a rebuild): no row to look up or replace, files read in bulk, up to GROUP
+    chunks to a transaction. With helper processes reading, the indexes the load dropped are made over its last
+    chunks (``_early_steps``), each chunk then committed before them."""
     steps = store.restore_steps() if bulk_read.helper_wanted(len(stats)) else 0
     left = len(stats)
-    grouped = 0  # chunks written in the open transaction
-    with closing(bulk_read.chunks(vault, stats)) as chunks, _fewer_collections(), ExitStack() as open_transaction:
+    group = _Group(store)
+    with group, closing(bulk_read.chunks(vault, stats)) as chunks, _fewer_collections():
         for part in chunks:
-            if not grouped:
-                open_transaction.enter_context(store.transaction())
+            group.open()
             rows: dict[str, MemoryRow] = {}  # written together, once the chunk's ids are settled
             for f in part:
                 if f.row is None:
@@ -531,11 +531,8 @@ def _insert_all(store: IndexStore, vault: Vault, stats: Sequence[FileStat], seen
                         store.set_problem(f.rel, f.problem)
             store.insert_rows(list(rows.values()))
             left -= len(part)
-            grouped += 1
             early = _early_steps(steps, left, len(part))
-            if early or grouped == GROUP or not left:
-                open_transaction.close()  # commits
-                grouped = 0
+            group.written(done=bool(early) or not left)
             for _ in range(early):
                 steps = store.restore_step()
             if tracker is not None:  # a cancel rolls back the chunks of the open transaction
@@ -547,6 +544,38 @@ def _insert_all(store: IndexStore, vault: Vault, stats: Sequence[FileStat], seen
 # 200 segments, merged as they came (16 at a time) and then again. Alone on the same rows, alternating (load 5-6):
 # FTS5's CPU 5.96 / 6.98 / 6.98 / 5.78 -> 4.65 / 4.32 / 5.17 / 4.52 s. A cancel loses the open transaction's chunks.
 GROUP = 10
+# A group ends sooner once its transaction has been open this long: another process's save waits for the write lock
+# (chunks written one by one, ~0.1-0.3 s; the writer also waits for the helpers' rows in the transaction now).
+GROUP_SECONDS = 1.0
+
+
+class _Group:
+    """The load's open transaction: up to GROUP chunks, committed after the chunk that finds it open GROUP_SECONDS."""
+
+    def __init__(self, store: IndexStore):
+        self._store = store
+        self._transaction = ExitStack()
+        self._chunks = 0
+        self._since = 0.0
+
+    def open(self) -> None:
+        if not self._chunks:
+            self._transaction.enter_context(self._store.transaction())
+            self._since = time.monotonic()
+
+    def written(self, *, done: bool = False) -> None:
+        """A chunk was written in it; ``done``: commit now (the load's last chunk, or one before index steps)."""
+        self._chunks += 1
+        if done or self._chunks >= GROUP or time.monotonic() - self._since >= GROUP_SECONDS:
+            self._chunks = 0
+            self._transaction.close()
+
+    def __enter__(self) -> _Group:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._chunks = 0
+        self._transaction.__exit__(*exc)  # commits, or rolls back on an error or a cancel
 
 
 # The last chunks of a load over which the indexes it dropped are made: more than the helpers may have sent ahead
