@@ -36,7 +36,7 @@ RERANK = 100
 # rows made numpy's calls twice as long as 32,768 and a 1M search 0.94 x (see ``_SignPass``).
 HAMMING_BLOCK = 65_536
 # Code lengths (bytes) that faiss's Hamming distance has a kernel of its own for; any other length runs its
-# generic loop, 1.7 x the time at 96 bytes (768 dimensions) against three 32-byte pieces.
+# generic loop, 1.3-1.7 x the time at 96 bytes (768 dimensions) against three 32-byte pieces.
 PIECE_BYTES = (64, 32, 16, 8)
 SCORE_BLOCK = 512  # candidates scored on their int8 codes at a time: their float copy (1.5 MB) fits in L2
 LOAD_BLOCK = 20_000  # float16 rows read at a time when the codes are built: bounded memory
