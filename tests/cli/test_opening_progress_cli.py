@@ -5,53 +5,25 @@ from __future__ import annotations
 
 import io
 import os
-import pty
-import subprocess
 import sys
 
 from memory_curator.cli.output import OpeningPrinter
 from old_index import old_vault
+from terminal import Clock, run_with_stderr_on_a_terminal
 
 ENV = {**os.environ, "OLLAMA_HOST": "http://127.0.0.1:9"}
 
 
 def test_a_terminal_sees_the_upgrade_on_stderr_and_stdout_stays_the_output(vault_dir, config):
     old_vault(vault_dir, config)
-    leader, follower = pty.openpty()
-    try:
-        done = subprocess.run([sys.executable, "-m", "memory_curator.cli.main", "--vault", str(vault_dir),
-                               "--embedder", "none", "list", "--json"],
-                              stdout=subprocess.PIPE, stderr=follower, env=ENV, timeout=120)
-        os.close(follower)
-        follower = -1
-        err = b""
-        while True:
-            try:
-                chunk = os.read(leader, 65536)
-            except OSError:  # the terminal's other end is closed: all read
-                break
-            if not chunk:
-                break
-            err += chunk
-    finally:
-        os.close(leader)
-        if follower >= 0:
-            os.close(follower)
+    done, text = run_with_stderr_on_a_terminal([sys.executable, "-m", "memory_curator.cli.main", "--vault",
+                                                 str(vault_dir), "--embedder", "none", "list", "--json"], ENV)
     assert done.returncode == 0
-    text = err.decode()
     assert "Upgrading the index (1 of 3, migration 16): indexing the sessions' filter columns" in text
     assert "Upgrading the index (3 of 3, migration 18): giving each memory's link names a table of their own" in text
     assert "The index is upgraded" in text
     assert b"Upgrading" not in done.stdout
     assert [m["title"] for m in __import__("json").loads(done.stdout)] == ["Launch"]
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = 0.0
-
-    def __call__(self) -> float:
-        return self.now
 
 
 def test_elsewhere_it_speaks_only_once_the_opening_has_taken_a_second():

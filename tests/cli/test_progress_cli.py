@@ -7,7 +7,6 @@ from __future__ import annotations
 import io
 import json
 import os
-import pty
 import subprocess
 import sys
 
@@ -15,6 +14,7 @@ import pytest
 
 from memory_curator.cli.output import ProgressPrinter
 from memory_curator.core.service import MemoryService
+from terminal import Clock, run_with_stderr_on_a_terminal
 
 pytestmark = pytest.mark.model  # the loopback Ollama server answers with the bundled model's vectors
 
@@ -27,16 +27,19 @@ def _vault(vault_dir, config) -> None:
             svc.save(text)
 
 
-def _rebuild(vault_dir, server, stderr) -> subprocess.CompletedProcess:
-    env = {**os.environ, "OLLAMA_HOST": server.url}
-    return subprocess.run([sys.executable, "-m", "memory_curator.cli.main", "--vault", str(vault_dir), "--embedder",
-                           "ollama", "rebuild", "--json"], stdout=subprocess.PIPE, stderr=stderr, env=env, timeout=120)
+def _rebuild_args(vault_dir) -> list[str]:
+    return [sys.executable, "-m", "memory_curator.cli.main", "--vault", str(vault_dir), "--embedder", "ollama",
+            "rebuild", "--json"]
+
+
+def _env(server) -> dict[str, str]:
+    return {**os.environ, "OLLAMA_HOST": server.url}
 
 
 def test_a_rebuild_from_cron_logs_how_far_it_is_and_stdout_stays_the_json(vault_dir, config, ollama_server):
     _vault(vault_dir, config)
     ollama_server.delay_s = 1.2  # each answer: the embedding ends after the rebuild has lasted a second
-    done = _rebuild(vault_dir, ollama_server, subprocess.PIPE)
+    done = subprocess.run(_rebuild_args(vault_dir), capture_output=True, env=_env(ollama_server), timeout=120)
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout) == {"memories": 3, "problems": []}
     log = done.stderr.decode().splitlines()
@@ -46,38 +49,12 @@ def test_a_rebuild_from_cron_logs_how_far_it_is_and_stdout_stays_the_json(vault_
 
 def test_on_a_terminal_the_rebuild_keeps_one_line_up_to_date(vault_dir, config, ollama_server):
     _vault(vault_dir, config)
-    leader, follower = pty.openpty()
-    try:
-        done = _rebuild(vault_dir, ollama_server, follower)
-        os.close(follower)
-        follower = -1
-        err = b""
-        while True:
-            try:
-                chunk = os.read(leader, 65536)
-            except OSError:  # the terminal's other end is closed: all read
-                break
-            if not chunk:
-                break
-            err += chunk
-    finally:
-        os.close(leader)
-        if follower >= 0:
-            os.close(follower)
+    done, text = run_with_stderr_on_a_terminal(_rebuild_args(vault_dir), _env(ollama_server))
     assert done.returncode == 0
     assert json.loads(done.stdout) == {"memories": 3, "problems": []}
-    text = err.decode()
     assert "\rrebuilding: reading files: 3 of 3\x1b[K" in text  # at once: no second to wait on a terminal
     assert "\rrebuilding: embedding: 3 of 3" in text
     assert text.endswith("\r\x1b[K")  # the line goes at the end; the result is on stdout
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = 0.0
-
-    def __call__(self) -> float:
-        return self.now
 
 
 def _pipe() -> tuple[io.TextIOWrapper, io.TextIOWrapper]:
