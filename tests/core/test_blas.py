@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import os
 
+import faiss  # noqa: F401  (its OpenBLAS loaded beside numpy's, as after a large vault's first search)
 import numpy as np
 from threadpoolctl import threadpool_info
 
 from memory_curator.core import blas
-from memory_curator.core.index import codes  # noqa: F401  (faiss and its OpenBLAS loaded, as in the app)
 
 
 def _numpys(path: str) -> bool:

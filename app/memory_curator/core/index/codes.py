@@ -15,7 +15,6 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable
 
-import faiss
 import numkong
 import numpy as np
 
@@ -320,8 +319,13 @@ class _SignPass:
     def __init__(self, words: np.ndarray, dead: np.ndarray | None, query_bits: np.ndarray):
         """``words``: ``Codes.words``; ``query_bits``: the query's ``sign_bits`` row; ``dead``: which rows are
         deleted, or None when none is."""
+        # faiss is loaded by the first search that runs here, not with the engine: every command-line call and the
+        # app's start paid its 35-45 ms and ~13 MB (with its own OpenBLAS) for vaults searched exactly.
+        import faiss  # noqa: PLC0415
+
         if not all(piece.flags.c_contiguous for piece in words):
             raise ValueError("faiss reads each piece's rows as one contiguous array")
+        self._hammings, self._ptr = faiss.hammings, faiss.swig_ptr
         self._words, self._dead = words, dead
         self._query = as_pieces(query_bits.reshape(1, -1))[:, 0]  # (pieces, piece bytes)
         n = words.shape[1]
@@ -344,7 +348,7 @@ class _SignPass:
         part, t = self.dist[start:end], tmp[: end - start]
         for i, (piece, q) in enumerate(zip(self._words, self._query, strict=True)):
             rows = piece[start:end]
-            faiss.hammings(faiss.swig_ptr(q), faiss.swig_ptr(rows), 1, len(rows), rows.shape[1], faiss.swig_ptr(t))
+            self._hammings(self._ptr(q), self._ptr(rows), 1, len(rows), rows.shape[1], self._ptr(t))
             if i:
                 np.add(part, t, out=part, casting="unsafe")
             else:
