@@ -358,7 +358,8 @@ class VectorTable:
         self._ensure_codes()
         # The subquery's order holds in the aggregate (SQLite keeps a FROM subquery's ORDER BY when the outer
         # query aggregates with group_concat), and the index gives it without a sort; ORDER BY inside the
-        # aggregates sorted the rows twice (1.6 x the time of a row per chunk at 1,000,000).
+        # aggregates sorted the rows twice (1.6 x the time of a row per chunk at 1,000,000). SQLite does not
+        # promise that order, so memory_vectors depends on it only for its fast path, which checks it.
         owners, halves = self.conn.execute(
             "SELECT json_group_array(pk), CAST(group_concat(half, x'') AS BLOB) FROM (SELECT c.memory_pk AS pk, "
             f"h.half AS half FROM memory_chunks c JOIN {HALVES} h ON h.chunk_id = c.chunk_id "
@@ -396,8 +397,10 @@ class VectorTable:
         has = np.zeros(len(asked), dtype=bool)
         keep = np.flatnonzero(finite)
         owner = owner[keep]
-        if len(owner) > 1 and (owner[1:] == owner[:-1]).any():
-            # a memory of several chunks: the one nearest the query (the first on ties)
+        if len(owner) > 1 and len(np.unique(owner)) < len(owner):
+            # a memory of several chunks: the one nearest the query (the first on ties). Found without relying
+            # on the rows' order: SQLite does not promise group_concat's (_member_halves); only the usual
+            # case above counts on it, and checks it.
             sims = (mat.astype(np.float32) @ q)[keep]
             order = np.lexsort((keep, -sims, owner))
             keep, owner = keep[order], owner[order]
