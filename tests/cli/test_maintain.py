@@ -28,7 +28,12 @@ def test_stats_says_upkeep_is_pending_and_maintain_finishes_it(cli, vault_dir, c
         assert not svc.upkeep.pending()
 
 
-def test_a_search_slowed_by_pending_upkeep_says_once_on_stderr_which_command_finishes_it(cli, vault_dir, config):
+SLOWER_UNTIL_FOLDED = ("note: this search is slower until the index's upkeep is done: rows written since the "
+                       "keyword postings were built are to be folded back in. Run `memory-curator maintain` to "
+                       "finish it now (the app and the servers do it in the background).\n")
+
+
+def _written_since_postings(vault_dir, config) -> None:
     """Rows written since the keyword postings were built, which a command-line process never folds back: a
     keyword search reads them all (1.8 x its time at 100,000 memories with 1,000 of them, 6.7 x with 5,000)."""
     built = replace(config, postings_min_rows=20, postings_common=3)
@@ -36,14 +41,32 @@ def test_a_search_slowed_by_pending_upkeep_says_once_on_stderr_which_command_fin
         svc.save_batch([{"content": f"river stone garden note {i}"} for i in range(30)])
         assert svc.upkeep.run() == Pending()  # the postings built
         svc.save_batch([{"content": f"river stone path {i}"} for i in range(1000)])
+
+
+def test_a_search_slowed_by_pending_upkeep_says_once_on_stderr_which_command_finishes_it(cli, vault_dir, config):
+    _written_since_postings(vault_dir, config)
     r = cli("search", "river stone", "-m", "keyword", "--json")
     assert r.code == 0 and len(r.json["results"]) == 5  # stdout is the results alone
-    assert r.err == ("note: this search is slower until the index's upkeep is done: rows written since the keyword "
-                     "postings were built are to be folded back in. Run `memory-curator maintain` to finish it now "
-                     "(the app and the servers do it in the background).\n")
+    assert r.err == SLOWER_UNTIL_FOLDED
     assert cli("search", "river stone", "-m", "hybrid").err == r.err  # without an embedder it ran as keyword
     assert cli("maintain").code == 0
     r = cli("search", "river stone", "-m", "keyword")
+    assert r.code == 0 and r.err == ""  # nothing pending: nothing said
+
+
+def test_consolidating_a_querys_hits_says_as_search_does_when_pending_upkeep_slowed_its_search(cli, vault_dir,
+                                                                                                config):
+    _written_since_postings(vault_dir, config)
+    r = cli("consolidate", "--query", "river stone", "-n", "3", "--preview", "--json")
+    assert r.code == 0 and len(r.json["source_ids"]) == 3  # stdout is the preview alone
+    assert r.err == SLOWER_UNTIL_FOLDED
+    r = cli("consolidate", "--query", "river stone", "-n", "3")
+    assert r.code == 0 and "from 3 memories (kept)" in r.out
+    assert r.err == SLOWER_UNTIL_FOLDED
+    ids = [hit["memory"]["id"] for hit in cli("search", "garden note", "-n", "2", "--json").json["results"]]
+    assert cli("consolidate", *ids, "--preview").err == ""  # by id: no search, nothing said
+    assert cli("maintain").code == 0
+    r = cli("consolidate", "--query", "river stone", "-n", "3", "--preview")
     assert r.code == 0 and r.err == ""  # nothing pending: nothing said
 
 

@@ -7,8 +7,9 @@ from __future__ import annotations
 import argparse
 import sys
 
-from memory_curator.cli import output
+from memory_curator.cli import output, upkeep_note
 from memory_curator.cli.registry import command, ctrl_c_cancels, open_service
+from memory_curator.cli.upkeep_note import MAINTAIN
 from memory_curator.core.contract import cursors
 from memory_curator.core.contract.errors import parse
 from memory_curator.core.contract.operations import operation
@@ -205,10 +206,7 @@ def cmd_search(args, vault, config):
             for w in results.warnings:
                 output.warn(w)
             print("\n".join(output.result_line(i, r) for i, r in enumerate(results, start=1)) or "no matches")
-        # The mode the search ran (keyword in a vault without an embedder); on stderr, --json too: stdout is the results.
-        english_only = svc.embedder is not None and not svc.embedder.multilingual
-        if slower := svc.upkeep.pending().slowing(results.mode_used or args.mode, reads_shares=english_only):
-            output.note("this search is slower until the index's upkeep is done: " + "; ".join(slower) + MAINTAIN)
+        upkeep_note.slower_search(svc, results, args.mode)
         return 0 if results else 1  # like grep: 1 when nothing matched
 
 
@@ -296,9 +294,6 @@ def cmd_rebuild(args, vault, config):
             print(f"indexed {report.added} memories")
             for p, r in report.problems:
                 output.warn(f"skipped {p}: {r}")
-
-
-MAINTAIN = ". Run `memory-curator maintain` to finish it now (the app and the servers do it in the background)."
 
 
 def _run_upkeep(svc) -> tuple[Pending, bool]:

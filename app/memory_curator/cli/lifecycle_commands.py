@@ -8,7 +8,7 @@ import json
 import sys
 from pathlib import Path
 
-from memory_curator.cli import output
+from memory_curator.cli import output, upkeep_note
 from memory_curator.cli.registry import command, open_service
 from memory_curator.core.errors import ValidationError
 from memory_curator.core.lifecycle.batches import MODES
@@ -140,15 +140,18 @@ def cmd_consolidate(args, vault, config):
             _emit(args, {"restored": [it.id for it in back], "trashed": args.undo},
                   [*(output.item_line(it) for it in back), f"{len(back)} memories back; the summary is in the trash"])
             return
+        searches = []  # --query's search (the service's default mode), for the upkeep note after the answer
         if args.preview:
             p = svc.preview_consolidation(ids, query=args.query, limit=args.limit, title=args.title,
-                                          category=args.category)
+                                          category=args.category, searched=searches.append)
             _emit(args, p, [f"{p.title}  [{p.category}]  from {len(p.source_ids)} memories", "", p.content])
-            return
-        r = svc.consolidate(ids, query=args.query, limit=args.limit, title=args.title, category=args.category,
-                            preserve_originals=not args.trash_originals)
-        kept = "moved to the trash" if r.trashed else "kept"
-        _emit(args, r, [output.item_line(r.memory), f"from {len(r.source_ids)} memories ({kept})"])
+        else:
+            r = svc.consolidate(ids, query=args.query, limit=args.limit, title=args.title, category=args.category,
+                                preserve_originals=not args.trash_originals, searched=searches.append)
+            kept = "moved to the trash" if r.trashed else "kept"
+            _emit(args, r, [output.item_line(r.memory), f"from {len(r.source_ids)} memories ({kept})"])
+        for results in searches:
+            upkeep_note.slower_search(svc, results, "hybrid")
 
 
 def _groups_args(p: argparse.ArgumentParser) -> None:

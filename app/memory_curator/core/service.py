@@ -263,18 +263,18 @@ class MemoryService:
                                        max_size=max_size, method=method)
 
     def preview_consolidation(self, ids: Sequence[str] | None = None, *, query: str | None = None, limit: int = 10,
-                              title: str | None = None, category: str | None = None,
-                              max_chars: int = 4000) -> consolidation.ConsolidationPreview:
+                              title: str | None = None, category: str | None = None, max_chars: int = 4000,
+                              searched: consolidation.Searched | None = None) -> consolidation.ConsolidationPreview:
         """The memory ``consolidate`` would write, without writing anything."""
-        items = consolidation.sources(self.store, ids, query, limit, self._hits)
+        items = consolidation.sources(self.store, ids, query, limit, self._hits, searched)
         return consolidation.preview(items, title=title, category=category, max_chars=max_chars)
 
     @writes
     def consolidate(self, ids: Sequence[str] | None = None, *, query: str | None = None, limit: int = 10,
                     preserve_originals: bool = True, title: str | None = None, category: str | None = None,
-                    max_chars: int = 4000) -> consolidation.ConsolidationResult:
+                    max_chars: int = 4000, searched: consolidation.Searched | None = None) -> consolidation.ConsolidationResult:
         """2..50 memories (by id, or ``query``'s best hits) become one summary; originals kept or trashed."""
-        items = consolidation.sources(self.store, ids, query, limit, self._hits)
+        items = consolidation.sources(self.store, ids, query, limit, self._hits, searched)
         return consolidation.consolidate(self.memories, items, preserve_originals=preserve_originals, title=title,
                                          category=category, max_chars=max_chars)
 
@@ -283,8 +283,8 @@ class MemoryService:
         """Take a consolidation back: the originals return and the summary goes to the trash."""
         return consolidation.undo(self.memories, summary_id)
 
-    def _hits(self, query: str, limit: int) -> list[MemoryItem]:
-        return [r.memory for r in self.search(query, limit=limit, record_access=False)]
+    def _hits(self, query: str, limit: int) -> SearchResults:
+        return self.search(query, limit=limit, record_access=False)
 
     def list_memories(self, *, category: str | None = None, session_id: str | None = None, limit: int = 100,
                       offset: int = 0, order_by: str = "updated", include_superseded: bool = True,

@@ -7,8 +7,8 @@ keyword postings (postings_unit.py: built once a vault has ``postings_min_rows``
 Long-running processes (the app, serve, mcp) kick both from their polls. A command-line process never polls,
 and a one-shot command must stay quick (an `add` at 1,000,000 memories cannot wait the ~4 s of reading and the
 minutes of building they take there), so a vault used only from the command line asks for them:
-``memory-curator maintain`` runs ``Upkeep.run`` (``stats`` says when some is pending, and ``search`` when it
-makes that search measurably slower: ``Pending.slowing``). Ctrl-C (a cancel) keeps
+``memory-curator maintain`` runs ``Upkeep.run`` (``stats`` says when some is pending, and every command that
+searches, when it makes that search measurably slower: ``Pending.slowing``, said by cli/upkeep_note.py). Ctrl-C (a cancel) keeps
 every step done: each is a transaction of its own, and the next run, or the app, goes on from there.
 """
 

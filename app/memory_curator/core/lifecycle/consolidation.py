@@ -22,9 +22,10 @@ from memory_curator.core.lifecycle.grouping import MAX_GROUP, MIN_GROUP
 from memory_curator.core.lifecycle.rewrite import rewrite
 from memory_curator.core.lifecycle.summarize import MAX_SUMMARY_CHARS, summarize
 from memory_curator.core.memories import Memories
-from memory_curator.core.model import MemoryItem
+from memory_curator.core.model import MemoryItem, SearchResults
 
 MAX_KEYWORDS = 20
+Searched = Callable[[SearchResults], None]  # told the results of the search that chose the memories
 
 
 @dataclass(frozen=True)
@@ -49,9 +50,10 @@ class ConsolidationResult:
 
 
 def sources(store: IndexStore, ids: Sequence[str] | None, query: str | None, limit: int,
-            search: Callable[[str, int], list[MemoryItem]]) -> list[MemoryItem]:
+            search: Callable[[str, int], SearchResults], searched: Searched | None = None) -> list[MemoryItem]:
     """The memories to consolidate: by id (in the order given), or the best ``limit`` hits of ``query``
-    (``search(query, limit)``)."""
+    (``search(query, limit)``, whose results ``searched`` is given: the command line says when pending upkeep
+    slowed that search)."""
     if (ids is None) == (query is None):
         raise ValidationError("Give either ids or a query to choose the memories to consolidate.", field="ids")
     if ids is not None:
@@ -65,7 +67,10 @@ def sources(store: IndexStore, ids: Sequence[str] | None, query: str | None, lim
                 raise store.missing(mid)
         return [found[mid] for mid in ids]
     _check_size(limit)
-    items = search(query, limit)  # type: ignore[arg-type]
+    results = search(query, limit)  # type: ignore[arg-type]
+    if searched is not None:
+        searched(results)
+    items = [r.memory for r in results]
     if len(items) < MIN_GROUP:
         raise ValidationError(f"The query found {len(items)} memory; consolidation needs at least {MIN_GROUP}.",
                               field="query", code="GROUP_SIZE")
