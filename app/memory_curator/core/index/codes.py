@@ -19,6 +19,7 @@ import numkong
 import numpy as np
 
 from memory_curator.core.index.db import Connection
+from memory_curator.core.index.halves import widened
 
 HALVES = "chunk_vector_halves"  # the float16 copies the codes are derived from (core/index/vectors.py)
 # Share of the chunks that the sign bits keep as candidates, and at least this many; then this many of
@@ -108,7 +109,7 @@ class Codes:
                 break
             rows = rows[: n - pos]
             block = np.frombuffer(b"".join(r[1] for r in rows), dtype=np.float16).reshape(len(rows), dim)
-            block = block.astype(np.float32)
+            block = widened(block)
             if scale is None:  # from the first block, with room to spare; later values are clipped
                 scale = (127.0 / np.maximum(np.abs(block).max(axis=0) * 1.25, 1e-6)).astype(np.float32)
             end = pos + len(rows)
