@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from memory_curator.core.index import db, migrations
+from memory_curator.core.index import db, migrations, unreadable
 from memory_curator.core.service import MemoryService
 
 
@@ -29,6 +29,15 @@ def write_old_index(vault_dir: Path, version: int, memory_id: str, rel: str, tit
                  (pk, title, content, " ".join(keywords)))
     conn.execute("COMMIT")
     conn.close()
+
+
+def before_migration_19(conn) -> None:
+    """Take migration 19 back (its table and triggers), so that a test can take back the one before and run
+    both again."""
+    for name in ("insert", "update"):
+        conn.execute(f"DROP TRIGGER {unreadable.TRIGGERS}{name}")
+    conn.execute(f"DROP TABLE {unreadable.TABLE}")
+    conn.execute("DELETE FROM schema_migrations WHERE version = 19")
 
 
 def old_vault(vault_dir: Path, config, version: int = 15) -> str:

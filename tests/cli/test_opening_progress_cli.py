@@ -19,8 +19,8 @@ def test_a_terminal_sees_the_upgrade_on_stderr_and_stdout_stays_the_output(vault
     done, text = run_with_stderr_on_a_terminal([sys.executable, "-m", "memory_curator.cli.main", "--vault",
                                                  str(vault_dir), "--embedder", "none", "list", "--json"], ENV)
     assert done.returncode == 0
-    assert "Upgrading the index (1 of 3, migration 16): indexing the sessions' filter columns" in text
-    assert "Upgrading the index (3 of 3, migration 18): giving each memory's link names a table of their own" in text
+    assert "Upgrading the index (1 of 4, migration 16): indexing the sessions' filter columns" in text
+    assert "Upgrading the index (3 of 4, migration 18): giving each memory's link names a table of their own" in text
     assert "The index is upgraded" in text
     assert b"Upgrading" not in done.stdout
     assert [m["title"] for m in __import__("json").loads(done.stdout)] == ["Launch"]

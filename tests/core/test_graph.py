@@ -20,6 +20,7 @@ from memory_curator.core.graph.extract import fold, wikilinks
 from memory_curator.core.graph.names import names
 from memory_curator.core.index.filters import Filters
 from memory_curator.core.service import MemoryService
+from old_index import before_migration_19
 
 LABELLED = Path(__file__).parent / "data" / "names_labelled.json"
 
@@ -176,6 +177,7 @@ def test_an_index_with_self_rows_is_migrated_to_the_same_links(vault_dir, config
                 names = [f"id:{memory_id}", f"title:{fold(title)}", f"title:{fold(stem_of)}",
                          f"title:{fold(stem_of.split('_', 1)[1])}"]
                 conn.executemany("INSERT OR IGNORE INTO graph_edges VALUES (?, ?, 'self')", [(pk, n) for n in names])
+            before_migration_19(conn)
             conn.execute("DELETE FROM schema_migrations WHERE version = 18")
     with MemoryService.open(vault_dir, embedder="none", config=config, sync=False) as svc:
         assert {m.id: {(lk.source, lk.target, lk.kind) for lk in svc.graph.links(m.id, shared_limit=0)} for m in saved} == before

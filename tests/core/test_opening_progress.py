@@ -24,13 +24,15 @@ def test_an_older_index_says_what_each_migration_does(vault_dir, config):
                             progress=lambda done, total, message: heard.append((done, total, message))) as svc:
         assert svc.get(memory_id, record_access=False) is not None
     messages = [m for _, _, m in heard]
-    assert messages[0] == "Upgrading the index (1 of 3, migration 16): indexing the sessions' filter columns"
-    assert "Upgrading the index (2 of 3, migration 17): adding the unreadable share's column" in messages
-    assert messages.index("Upgrading the index (3 of 3, migration 18): giving each memory's link names a table "
+    assert messages[0] == "Upgrading the index (1 of 4, migration 16): indexing the sessions' filter columns"
+    assert "Upgrading the index (2 of 4, migration 17): adding the unreadable share's column" in messages
+    assert messages.index("Upgrading the index (3 of 4, migration 18): giving each memory's link names a table "
                           "of their own") > 1
     # The loop of migration 18 says how far it is (one memory: done at once), then its last statements.
-    assert (1, 1, "Upgrading the index (3 of 3, migration 18): the names links use, memory by memory") in heard
-    assert heard[-1] == (0, 0, "Upgrading the index (3 of 3, migration 18): copying the links into a table of their own")
+    assert (1, 1, "Upgrading the index (3 of 4, migration 18): the names links use, memory by memory") in heard
+    assert heard[-2:] == [
+        (0, 0, "Upgrading the index (3 of 4, migration 18): copying the links into a table of their own"),
+        (0, 0, "Upgrading the index (4 of 4, migration 19): moving the unreadable shares' index into a table")]
 
 
 def test_a_current_index_says_nothing(vault_dir, config):
@@ -52,10 +54,10 @@ def test_a_cancel_keeps_the_finished_migrations_and_rolls_the_running_one_back(v
 
     with pytest.raises(Cancelled) as caught:
         MemoryService.open(vault_dir, embedder="none", config=config, sync=False, progress=progress, cancel=token)
-    assert (caught.value.done, caught.value.total) == (2, 3)
+    assert (caught.value.done, caught.value.total) == (2, 4)
     assert schema(vault_dir) == 17  # 16 and 17 stay; 18 was rolled back
     with MemoryService.open(vault_dir, embedder="none", config=config, sync=False) as svc:  # goes on from there
-        assert svc.store.conn.execute("SELECT MAX(version) FROM schema_migrations").fetchone()[0] == 18
+        assert svc.store.conn.execute("SELECT MAX(version) FROM schema_migrations").fetchone()[0] == 19
         assert svc.get(memory_id, record_access=False).title == "Launch"
 
 
@@ -85,7 +87,7 @@ def test_ctrl_c_stops_the_upgrade_as_a_cancel_does(vault_dir, config):
         if "migration 18" in message:
             raise KeyboardInterrupt
 
-    with pytest.raises(Cancelled, match=r"2 of 3 migrations done \(kept\)"):
+    with pytest.raises(Cancelled, match=r"2 of 4 migrations done \(kept\)"):
         MemoryService.open(vault_dir, embedder="none", config=config, sync=False, progress=progress)
     assert schema(vault_dir) == 17
 
@@ -100,7 +102,7 @@ def test_the_async_service_passes_the_upgrade_on(vault_dir, config):
             return await svc.call(lambda s: s.count())
 
     assert asyncio.run(scenario()) == 1
-    assert heard[0] == (0, 0, "Upgrading the index (1 of 3, migration 16): indexing the sessions' filter columns")
+    assert heard[0] == (0, 0, "Upgrading the index (1 of 4, migration 16): indexing the sessions' filter columns")
 
 
 WAITING = "Upgrading the index: waiting for another process writing to it (perhaps upgrading it too)"
@@ -140,7 +142,7 @@ def test_an_upgrade_waiting_for_another_writer_says_so_and_goes_on(vault_dir, co
         holder.execute("ROLLBACK")
         holder.close()
     thread.join(60)
-    assert ended == [1] and schema(vault_dir) == 18
+    assert ended == [1] and schema(vault_dir) == 19
 
 
 def test_a_cancel_while_waiting_for_the_lock_stops_at_once(vault_dir, config):
@@ -157,7 +159,7 @@ def test_a_cancel_while_waiting_for_the_lock_stops_at_once(vault_dir, config):
         token.cancel()
         thread.join(30)
         assert len(ended) == 1 and isinstance(ended[0], Cancelled)
-        assert "0 of 3 migrations done" in str(ended[0])
+        assert "0 of 4 migrations done" in str(ended[0])
     finally:
         holder.execute("ROLLBACK")
         holder.close()

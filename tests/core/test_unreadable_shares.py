@@ -9,10 +9,11 @@ import pytest
 
 from embed_helpers import embedded
 from memory_curator.core.index import unreadable
+from memory_curator.core.index.db import connect
 from memory_curator.core.index.unreadable import UnreadableFill
 from memory_curator.core.service import MemoryService
 from memory_curator.core.text import tokens
-from old_index import write_old_index
+from old_index import schema, write_old_index
 
 TEXTS = {
     "english": "We cache session state in Redis with a TTL of one day.",
@@ -49,8 +50,9 @@ def shares(svc) -> dict[int, float]:
     return unreadable.shares(svc.store.conn, pks)
 
 
-def has_index(conn) -> bool:
-    return conn.execute("SELECT 1 FROM sqlite_master WHERE name = ?", (unreadable.INDEX,)).fetchone() is not None
+def kept(conn) -> dict[int, float]:
+    """What searches read once the fill is done: the rows above 0 in their table."""
+    return dict(conn.execute(f"SELECT pk, share FROM {unreadable.TABLE}"))
 
 
 def as_before_the_column(svc) -> None:
@@ -73,15 +75,16 @@ def test_the_kept_share_is_the_one_computed_from_the_embedded_text(svc):
     assert unreadable.pending(svc.store.conn) is False
 
 
-def test_search_reads_only_the_index_of_the_rows_above_zero(svc):
-    fill(svc)
-    plan = " ".join(str(r) for r in svc.store.conn.execute(
-        f"EXPLAIN QUERY PLAN SELECT pk, unreadable FROM memories INDEXED BY {unreadable.INDEX} "
-        "WHERE unreadable > 0 AND pk IN (1, 2, 3)"))
-    assert f"COVERING INDEX {unreadable.INDEX}" in plan
-    entries = svc.store.conn.execute(f"SELECT count(*) FROM memories INDEXED BY {unreadable.INDEX} "
-                                     "WHERE unreadable > 0").fetchone()[0]
-    assert entries == len(from_text(svc)) == 4
+def test_search_reads_only_the_table_of_the_rows_above_zero_which_every_write_keeps(svc):
+    ids = fill(svc)
+    conn = svc.store.conn
+    assert kept(conn) == from_text(svc) and len(kept(conn)) == 4
+    assert svc.delete(ids["japanese"]) and svc.delete(ids["english"])  # the row goes with its memory
+    svc.update(ids["all_cjk"], content=TEXTS["half"])  # now read as English
+    svc.update(ids["latin"], content=TEXTS["late_cjk"] + TEXTS["all_cjk"])  # still English in what is read
+    svc.update(ids["summary_ja"], summary="埋め込み対象にする。")  # a share changed
+    assert kept(conn) == from_text(svc) and len(kept(conn)) == 2
+    assert kept(conn)[svc.store.pk_of(ids["summary_ja"])] == 1.0
 
 
 def test_the_share_follows_edits_syncs_and_rebuilds(svc, vault_dir):
@@ -132,11 +135,12 @@ def test_rows_not_yet_filled_give_the_same_shares_before_during_and_after_the_fi
     assert shares(svc) == expected
     assert {p: u for p, u in stored(svc).items() if u} == expected  # only rows above 0 were written
     assert sum(u is None for u in stored(svc).values()) == len(stored(svc)) - len(expected)
-    # A rebuild writes every row's value: no fill is left, and the index is there (kept by the bulk load).
+    assert kept(conn) == expected  # the triggers added each share the fill wrote
+    # A rebuild writes every row's value: no fill is left, and the table is full (the triggers stay through it).
     as_before_the_column(svc)
-    svc.store.conn.execute(f"DROP INDEX {unreadable.INDEX}")  # as a fill not yet ended leaves it
+    assert kept(conn) == {}
     svc.rebuild_index(embed=False)
-    assert has_index(conn)
+    assert kept(conn) == from_text(svc)
     assert not unreadable.pending(conn) and shares(svc) == from_text(svc)  # (numbered anew)
     assert sorted(shares(svc).values()) == sorted(expected.values())
 
@@ -150,15 +154,15 @@ def test_an_old_index_gets_the_column_at_open_and_its_rows_filled_by_the_unit(va
         conn = svc.store.conn
         assert conn.execute("SELECT 1 FROM schema_migrations WHERE version = 17").fetchone()  # the column's migration
         assert stored(svc) == {1: None} and svc.store.get_meta(unreadable.KEY) == "0"
-        assert not has_index(conn)  # made when the fill ends: here it would read the whole table
+        assert kept(conn) == {}  # filled as the fill writes the shares
         assert shares(svc) == {1: 1.0}  # from the text, until the fill has read it
         svc.poll_changes()  # a poll kicks the fill
         assert svc.syncing.fill is not None and svc.syncing.fill.wait_idle(30)
         assert svc.syncing.fill.ended  # nothing left: its thread and connection are gone
-        assert stored(svc) == {1: 1.0} and not unreadable.pending(conn) and has_index(conn)
+        assert stored(svc) == {1: 1.0} and not unreadable.pending(conn) and kept(conn) == {1: 1.0}
         assert shares(svc) == {1: 1.0}
     with MemoryService.open(vault_dir / "new", embedder="none", config=config) as svc:
-        assert not unreadable.pending(svc.store.conn) and has_index(svc.store.conn)  # no rows to fill
+        assert not unreadable.pending(svc.store.conn) and kept(svc.store.conn) == {}  # no rows to fill
         with svc.store.transaction():  # another writer holds the lock: the unit only reads, and ends
             svc.poll_changes()
             assert svc.syncing.fill.wait_idle(30) and svc.syncing.fill.ended
@@ -203,3 +207,37 @@ def test_hybrid_results_are_the_same_with_and_without_the_kept_shares(svc_local)
     while unreadable.fill_step(svc_local.store.conn):
         pass
     assert ranked() == kept
+
+
+def _at_schema_18(vault_dir, config, *, filled: bool) -> None:
+    """An index that schema 18 left with a share written (a save after migration 17), its fill done (the
+    partial index there, no key) or under way past that row (the key above it, no index)."""
+    with MemoryService.open(vault_dir, embedder="none", config=config) as svc:
+        item = svc.save(TEXTS["all_cjk"])
+        rel = svc.store.file_info(item.id).file_path
+    write_old_index(vault_dir, 18, item.id, rel, "古い", TEXTS["all_cjk"], [])
+    conn = connect(vault_dir / "index.db")
+    conn.execute("UPDATE memories SET unreadable = 1.0")
+    if not filled:
+        conn.execute(f"DROP INDEX {unreadable.INDEX}")
+        conn.execute("INSERT INTO meta (key, value) VALUES (?, '7')", (unreadable.KEY,))
+    conn.close()
+
+
+def test_migration_19_copies_a_filled_index_into_the_table_and_drops_the_index(vault_dir, config):
+    _at_schema_18(vault_dir, config, filled=True)
+    with MemoryService.open(vault_dir, embedder="none", config=config, sync=False) as svc:
+        conn = svc.store.conn
+        assert schema(vault_dir) == 19 and not unreadable.pending(conn)
+        assert kept(conn) == {1: 1.0} and shares(svc) == {1: 1.0}
+        assert conn.execute("SELECT 1 FROM sqlite_master WHERE name = ?", (unreadable.INDEX,)).fetchone() is None
+
+
+def test_migration_19_starts_a_fill_under_way_again_which_copies_the_shares_written_before(vault_dir, config):
+    _at_schema_18(vault_dir, config, filled=False)
+    with MemoryService.open(vault_dir, embedder="none", config=config, sync=False) as svc:
+        conn = svc.store.conn
+        assert schema(vault_dir) == 19 and svc.store.get_meta(unreadable.KEY) == "0"
+        assert kept(conn) == {} and shares(svc) == {1: 1.0}  # read from the row meanwhile
+        assert not unreadable.fill_step(conn)
+        assert not unreadable.pending(conn) and kept(conn) == {1: 1.0} and shares(svc) == {1: 1.0}

@@ -17,9 +17,8 @@ from memory_curator.core.service import MemoryService
 
 
 def unfilled(svc: MemoryService) -> None:
-    """The rows as migration 17 leaves an older index: no share stored, the fill at its start, no index."""
+    """The rows as migration 17 leaves an older index: no share stored, the fill at its start."""
     conn = svc.store.conn
-    conn.execute(f"DROP INDEX {unreadable.INDEX}")
     conn.execute("UPDATE memories SET unreadable = NULL")
     conn.execute("INSERT INTO meta (key, value) VALUES (?, '0')", (unreadable.KEY,))
 

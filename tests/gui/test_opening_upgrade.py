@@ -31,9 +31,9 @@ def test_the_window_says_what_each_migration_does(qtbot, gui_settings, vault_dir
     with qtbot.waitSignal(w.vault_opened, timeout=30000):
         w.open_vault(vault_dir, embedder="none")
     try:
-        assert "Upgrading the index (1 of 3, migration 16): indexing the sessions' filter columns" in said
-        assert ("Upgrading the index (3 of 3, migration 18): copying the links into a table of their own") in said
-        assert schema(vault_dir) == 18
+        assert "Upgrading the index (1 of 4, migration 16): indexing the sessions' filter columns" in said
+        assert ("Upgrading the index (3 of 4, migration 18): copying the links into a table of their own") in said
+        assert schema(vault_dir) == 19
         assert w.opening_dialog.ended and not w.opening_dialog.isVisible()  # a quick upgrade: never shown
     finally:
         close(w)
@@ -50,7 +50,7 @@ def test_cancel_keeps_what_is_done_and_opens_no_vault(qtbot, gui_settings, vault
         holder.execute("ROLLBACK")
         qtbot.waitUntil(lambda: any("Upgrading the index stopped" in m for m in said), timeout=30000)
         assert w.status.embedder.text() == "No vault open"
-        assert any("0 of 3 migrations done (kept), the one under way undone" in m for m in said)
+        assert any("0 of 4 migrations done (kept), the one under way undone" in m for m in said)
         assert schema(vault_dir) == 15
     finally:
         holder.close()
@@ -59,7 +59,7 @@ def test_cancel_keeps_what_is_done_and_opens_no_vault(qtbot, gui_settings, vault
     with qtbot.waitSignal(again.vault_opened, timeout=30000):
         again.open_vault(vault_dir, embedder="none")
     try:
-        assert schema(vault_dir) == 18
+        assert schema(vault_dir) == 19
     finally:
         close(again)
 

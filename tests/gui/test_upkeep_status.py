@@ -48,7 +48,6 @@ def test_status_bar_shows_the_keyword_index_being_built(qtbot, tmp_path):
 def test_status_bar_shows_the_unreadable_shares_being_filled(qtbot, tmp_path):
     _saved(tmp_path, unreadable.PART + 500)
     conn = connect(tmp_path / "index.db")
-    conn.execute(f"DROP INDEX {unreadable.INDEX}")  # as migration 17 leaves an older index
     conn.execute("UPDATE memories SET unreadable = NULL")
     conn.execute("INSERT INTO meta (key, value) VALUES (?, '0')", (unreadable.KEY,))
     conn.close()

@@ -38,9 +38,9 @@ def test_a_server_logs_the_upgrade(face, vault_dir, config, tmp_path):
     finally:
         stop(server)
     assert lines[:4] == [
-        "memory-curator: Upgrading the index (1 of 3, migration 16): indexing the sessions' filter columns",
-        "memory-curator: Upgrading the index (2 of 3, migration 17): adding the unreadable share's column",
-        "memory-curator: Upgrading the index (3 of 3, migration 18): giving each memory's link names a table of "
+        "memory-curator: Upgrading the index (1 of 4, migration 16): indexing the sessions' filter columns",
+        "memory-curator: Upgrading the index (2 of 4, migration 17): adding the unreadable share's column",
+        "memory-curator: Upgrading the index (3 of 4, migration 18): giving each memory's link names a table of "
         "their own",
-        "memory-curator: Upgrading the index (3 of 3, migration 18): the names links use, memory by memory: 1 of 1",
+        "memory-curator: Upgrading the index (3 of 4, migration 18): the names links use, memory by memory: 1 of 1",
     ]

@@ -437,6 +437,12 @@ def m018_link_names(conn: Connection, step: ProgressFn | None = None) -> None:
         """)
 
 
+def m019_unreadable_table(conn: Connection) -> None:
+    """The rows whose unreadable share is above 0 in a table kept by triggers, instead of a partial index that
+    a fill made at its end holding the write lock (1.2 s at 1,000,000 memories): see core/index/unreadable.py."""
+    unreadable.add_table(conn)
+
+
 MIGRATIONS: list[tuple[int, str, Callable[[Connection], None]]] = [
     (1, "initial", m001_initial),
     (2, "lifecycle", m002_lifecycle),
@@ -456,6 +462,7 @@ MIGRATIONS: list[tuple[int, str, Callable[[Connection], None]]] = [
     (16, "session_filters_index", m016_session_filters_index),
     (17, "unreadable_share", m017_unreadable_share),
     (18, "link_names", m018_link_names),
+    (19, "unreadable_table", m019_unreadable_table),
 ]
 
 
@@ -479,6 +486,7 @@ WHAT = {
     16: "indexing the sessions' filter columns",
     17: "adding the unreadable share's column",
     18: "giving each memory's link names a table of their own",
+    19: "moving the unreadable shares' index into a table",
 }
 LOCK_LOOK_S = 1.0  # a migration waiting for another process's write lock says so (and hears a cancel) this often
 LOCK_PATIENCE_S = 600.0  # and gives up after this (another process's upgrade at 1,000,000 memories: 46-98 s)

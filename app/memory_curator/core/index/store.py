@@ -248,8 +248,8 @@ class IndexStore:
         # 'delete-all' drops the segments; a plain DELETE would leave a tombstone per row for merges to carry.
         self.conn.execute("INSERT INTO memories_fts (memories_fts) VALUES ('delete-all')")
         postings.clear(self.conn)
+        unreadable.clear(self.conn)  # before the memories, as the graph: the rows to come bring theirs
         self.conn.execute("DELETE FROM memories")
-        unreadable.all_known(self.conn)  # the rows to come bring theirs
         self._touched()
         self.conn.execute("DELETE FROM vault_problems")
         self.vectors.clear()

@@ -115,7 +115,8 @@ class Upkeep:
         stops at the next step, keeping those done). Someone waits for it: the steps leave the write lock free
         only as long as other processes' writes need (kicked.Pacer's foreground), not as long again; the fill's
         steps left it no time at all (another process's save waited for the whole fill: 11 s at 1,000,000
-        memories, or failed as busy after 15 s; now at most 1.2 s there, for ~1 s more of filling)."""
+        memories, or failed as busy after 15 s; then at most 1.2 s there, at the last step, which made an index;
+        since migration 19 no step makes one)."""
         say = progress or (lambda done, total, message: None)
         stop = cancel or CancelToken()
         conn, pacer = self._store.conn, Pacer(0.0, foreground=True)
