@@ -70,6 +70,18 @@ def test_consolidating_a_querys_hits_says_as_search_does_when_pending_upkeep_slo
     assert r.code == 0 and r.err == ""  # nothing pending: nothing said
 
 
+def test_a_duplicate_check_by_keywords_says_it_too(cli, vault_dir, config):
+    """Without vectors a duplicate check compares the keyword search's candidates: the same note, saying whose."""
+    _written_since_postings(vault_dir, config)
+    r = cli("add", "river stone path 7", "--on-duplicate", "skip", "--json")
+    assert r.code == 0 and (r.json["action"], r.json["checked_by"]) == ("skipped", "keyword")
+    assert r.err == SLOWER_UNTIL_FOLDED.replace("this search", "the duplicate check's search")
+    assert cli("add", "a new river note").err == ""  # no check, no search
+    assert cli("maintain").code == 0
+    r = cli("add", "river stone path 8", "--on-duplicate", "skip", "--json")
+    assert r.code == 0 and r.json["action"] == "skipped" and r.err == ""  # nothing pending: nothing said
+
+
 def test_which_pending_upkeep_slows_which_search():
     build = Pending(postings="build", rows=100_000)
     assert build.slowing("keyword") == build.describe() and build.slowing("hybrid") == []

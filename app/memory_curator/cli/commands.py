@@ -99,6 +99,8 @@ def cmd_add(args, vault, config):
         if args.on_duplicate:
             outcome = svc.save_checked(_read_content(args.content), on_duplicate=args.on_duplicate, **values)
             item = outcome.memory
+            if outcome.checked_by == "keyword":  # a keyword search found the candidates (vectors: no search)
+                upkeep_note.slower_search(svc, "keyword", "the duplicate check's search")
             if args.json:
                 output.emit_json(outcome)
                 return
@@ -206,7 +208,7 @@ def cmd_search(args, vault, config):
             for w in results.warnings:
                 output.warn(w)
             print("\n".join(output.result_line(i, r) for i, r in enumerate(results, start=1)) or "no matches")
-        upkeep_note.slower_search(svc, results, args.mode)
+        upkeep_note.slower_search(svc, results.mode_used or args.mode)
         return 0 if results else 1  # like grep: 1 when nothing matched
 
 

@@ -151,7 +151,7 @@ def cmd_consolidate(args, vault, config):
             kept = "moved to the trash" if r.trashed else "kept"
             _emit(args, r, [output.item_line(r.memory), f"from {len(r.source_ids)} memories ({kept})"])
         for results in searches:
-            upkeep_note.slower_search(svc, results, "hybrid")
+            upkeep_note.slower_search(svc, results.mode_used or "hybrid")
 
 
 def _groups_args(p: argparse.ArgumentParser) -> None:

@@ -44,6 +44,7 @@ class SaveOutcome:
     memory: MemoryItem  # the new memory, or the existing one when skipped or merged
     action: str  # "added" | "skipped" | "merged"
     duplicate: DuplicateMatch | None  # the closest memory above the threshold, if any
+    checked_by: str = ""  # "semantic" (vectors) or "keyword" (a keyword search ran): how the check compared
 
 
 def _live(memories: Memories, pks: list[int]) -> dict[int, MemoryItem]:
@@ -93,11 +94,17 @@ def keyword_matches(memories: Memories, item: MemoryItem, limit: int) -> list[Du
 def find_duplicates(memories: Memories, item: MemoryItem, *, threshold: float | None = None,
                     limit: int = 5) -> list[DuplicateMatch]:
     """Live memories more similar to ``item`` than the threshold, closest first."""
+    return _checked(memories, item, threshold, limit)[0]
+
+
+def _checked(memories: Memories, item: MemoryItem, threshold: float | None,
+             limit: int) -> tuple[list[DuplicateMatch], str]:
+    """``find_duplicates``'s matches, and how they were compared ("semantic" or "keyword")."""
     limit_sim = memories.config.dedup_threshold if threshold is None else float(threshold)
-    matches = semantic_matches(memories, item, limit)
+    matches, how = semantic_matches(memories, item, limit), "semantic"
     if matches is None:
-        matches = keyword_matches(memories, item, limit)
-    return [m for m in matches if m.similarity > limit_sim and m.memory_id != item.id]
+        matches, how = keyword_matches(memories, item, limit), "keyword"
+    return [m for m in matches if m.similarity > limit_sim and m.memory_id != item.id], how
 
 
 def merged_content(existing: str, new: str) -> str:
@@ -111,22 +118,22 @@ def save(memories: Memories, on_duplicate: str, item: MemoryItem, save_args: dic
     """Check ``item`` (validated, not yet written) for duplicates, then add, skip or merge."""
     if on_duplicate not in ON_DUPLICATE:
         raise ValidationError(f"on_duplicate must be one of {', '.join(ON_DUPLICATE)}.", field="on_duplicate")
-    found = find_duplicates(memories, item, limit=1)
+    found, how = _checked(memories, item, None, 1)
     dup = found[0] if found else None
     if dup is None or on_duplicate == "add":
-        return SaveOutcome(memories.create(**save_args), "added", dup)
+        return SaveOutcome(memories.create(**save_args), "added", dup, how)
     with memories.writing():  # read and merge as one change: another process's edit in between is kept
         existing = memories.fresh(dup.memory_id)
         assert existing is not None
         if on_duplicate == "skip":
-            return SaveOutcome(existing, "skipped", dup)
+            return SaveOutcome(existing, "skipped", dup, how)
         merged = memories.update(
             existing.id,
             content=merged_content(existing.content, item.content),
             keywords=tuple(dict.fromkeys((*existing.keywords, *item.keywords))),
             salience=max(existing.salience, item.salience),
         )
-    return SaveOutcome(merged, "merged", dup)
+    return SaveOutcome(merged, "merged", dup, how)
 
 
 def probe(config: MemoryConfig, content: str, category: str = "context", title: str | None = None,
