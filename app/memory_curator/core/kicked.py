@@ -1,13 +1,14 @@
 """A background unit woken by kicks: one daemon thread, started by the first kick, that serves them in turn.
 
-Four units work this way: the embedding backfill (core/embed/background.py), the keyword postings' build
-(core/index/postings_unit.py), the unreadable shares' fill (core/index/unreadable.py) and the WAL's checkpoints
-after searches (core/index/checkpoints.py). Writes, syncs and polls kick them many times a second at worst; each
-kick only counts, and one serve answers every kick counted before it began, so a burst of kicks costs one run. A
-process that never kicks (a one-shot CLI command) never starts the thread: an index used only from the command
-line keeps its unreadable shares unfilled (searches compute them from the text, as before) and its keyword
-postings unbuilt or unfolded until ``memory-curator maintain`` runs them to the end (core/index/upkeep.py;
-``stats`` says when some is pending) or a rebuild writes them.
+Five units work this way: the embedding backfill (core/embed/background.py), the keyword postings' build
+(core/index/postings_unit.py), the unreadable shares' fill (core/index/unreadable.py), the searches' recalls
+(core/lifecycle/recalls.py) and the WAL's checkpoints after them (core/index/checkpoints.py). Writes, syncs and
+polls kick them many times a second at worst; each kick only counts, and one serve answers every kick counted
+before it began, so a burst of kicks costs one run. A process that never kicks a unit never starts its thread
+(a one-shot CLI command starts the recalls' thread at most, when it searches): an index used only from the
+command line keeps its unreadable shares unfilled (searches compute them from the text, as before) and its
+keyword postings unbuilt or unfolded until ``memory-curator maintain`` runs them to the end
+(core/index/upkeep.py; ``stats`` says when some is pending) or a rebuild writes them.
 """
 
 from __future__ import annotations

@@ -9,6 +9,7 @@ Lifecycle modules, the inbox and history receive this object, never the service.
 from __future__ import annotations
 
 import functools
+import logging
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -22,6 +23,7 @@ from memory_curator.core.errors import StorageError, ValidationError
 from memory_curator.core.history import GitHistory
 from memory_curator.core.index.store import IndexStore
 from memory_curator.core.lifecycle import access
+from memory_curator.core.lifecycle.recalls import RecallWriter
 from memory_curator.core.lifecycle.review import SETTING as INBOX_SETTING
 from memory_curator.core.lifecycle.review import lands_in_inbox, mark_pending
 from memory_curator.core.model import MemoryItem, utcnow
@@ -30,6 +32,8 @@ from memory_curator.core.validation import batch_items, known_fields, new_item, 
 from memory_curator.core.vault.lock import VaultLock
 from memory_curator.core.vault.settings import VaultSettings
 from memory_curator.core.vault.store import Vault
+
+log = logging.getLogger(__name__)
 
 HISTORY_BATCH_S = 2.0  # changes made within this long of each other go into one git commit
 
@@ -55,6 +59,9 @@ class Memories:
         self.settings = settings
         self.embedding = embedding
         self.write_lock = VaultLock(vault.state_dir)
+        # Searches' recalls, written in batches; the store's reads count them in or have them written first.
+        self.recalls = RecallWriter(vault.index_path, vault.root, config)
+        store.settle_with(self.recalls)
         self.history = GitHistory(vault.root)
         self.history_pending = False
         self._history_at = 0.0
@@ -69,6 +76,16 @@ class Memories:
         with self.write_lock.hold():
             yield
         self.history_pending = True
+
+    def close(self) -> None:
+        """What is left at close: the searches' recalls written (RecallWriter.close), the changes committed to
+        the vault's history."""
+        self.recalls.settle(self.store)
+        self.recalls.close()  # what could not be written now, its thread tries once more
+        try:
+            self.commit_history(force=True)
+        except StorageError as exc:
+            log.warning("Could not commit the last changes to the vault's git history: %s", exc)
 
     def commit_history(self, *, force: bool = False) -> str | None:
         """Commit the vault's pending changes when it is a git repository; batched: at most one commit per
@@ -105,9 +122,16 @@ class Memories:
         return item
 
     def recall(self, memory_ids: Sequence[str], kind: str) -> None:
-        """Log a recall of each memory (it feeds their importance)."""
-        with self.store.transaction(checkpoint=False):  # searches recall: none waits for a checkpoint
+        """Log a recall of each memory (it feeds their importance) before returning: a get returns the memory
+        with its count."""
+        with self.store.transaction(checkpoint=False):  # recalls: none waits for a checkpoint
             access.record(self.store, list(memory_ids), kind, self.config)
+
+    def recall_later(self, memory_ids: Sequence[str], kind: str) -> None:
+        """Log a recall of each memory, stamped now and written with others in a batch (core/lifecycle/recalls.py):
+        most searches return without writing."""
+        self.recalls.queue(memory_ids, kind)
+        self.recalls.write_due(self.store)
 
     def recalled(self, memory_ids: Sequence[str], kind: str | None) -> list[MemoryItem]:
         """The indexed memories among ``memory_ids``, in that order, each recall logged as ``kind`` (None:

@@ -19,7 +19,6 @@ from memory_curator.core.config import MemoryConfig
 from memory_curator.core.conflicts.unit import Conflicts
 from memory_curator.core.embed.base import Embedder
 from memory_curator.core.embedding import Embedding
-from memory_curator.core.errors import StorageError
 from memory_curator.core.graph import graph
 from memory_curator.core.inbox import Inbox
 from memory_curator.core.index import listing, postings_unit, recovery, upkeep
@@ -88,10 +87,7 @@ class MemoryService:
         return svc
 
     def close(self) -> None:
-        try:
-            self.commit_history(force=True)
-        except StorageError as exc:
-            log.warning("Could not commit the last changes to the vault's git history: %s", exc)
+        self.memories.close()  # the searches' recalls written, the last changes committed to the history
         self.embedding.close(self.config.embed_close_wait_s)
         self.syncing.close()
         if self.postings is not None:
@@ -327,8 +323,8 @@ class MemoryService:
         outcome = search.answer(self.store, self.embedding, self.config, self.graph, query, limit=limit, mode=mode,
                                 filters=filters, sort_by=sort_by, keyword_weight=keyword_weight,
                                 importance_weight=importance_weight, min_score=min_score)
-        if record_access and outcome.results:
-            self.memories.recall([r.memory.id for r in outcome.results], "search")
+        if record_access and outcome.results:  # written off the search's path; reads of the stats wait for it
+            self.memories.recall_later([r.memory.id for r in outcome.results], "search")
         return outcome.value(query)
 
     def warm_search(self) -> None:

@@ -30,6 +30,7 @@ def trash_count(vault: Vault) -> int:
 
 
 def stats(store: IndexStore, vault: Vault) -> MemoryStats:
+    store.settle()  # the index's size with the recalls queued before written
     total, avg, oldest, newest, chars, by_cat = listing.totals(store)
     unembedded = store.unembedded_count()
     size = sum(p.stat().st_size for p in vault.root.glob("index.db*") if p.is_file())

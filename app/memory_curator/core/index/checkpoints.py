@@ -2,7 +2,8 @@
 
 SQLite copies the WAL into the database (a checkpoint: the pages written since the last one, and an fsync) at
 the end of whichever commit finds the WAL past 1,000 pages, and that commit starts the WAL again. A search's
-commit is its access record (a few dozen pages), so every ~30th search paid for the others' pages: at 100,000
+commit is its access record (a few dozen pages; written since by the recalls' thread, core/lifecycle/recalls.py,
+whose batches commit this way), so every ~30th search paid for the others' pages: at 100,000
 memories the record's p99 was 30-43 ms where its p50 is 1-2 ms. After a commit that asks for it
 (``IndexStore.transaction(checkpoint=False)``) this thread, on a connection of its own, runs a passive
 checkpoint (it waits for no reader or writer) at most every ``GAP_S``; the commit past the threshold then

@@ -16,7 +16,7 @@ def prune_access_log(store: IndexStore, before: str) -> int:
 
 def importance_inputs(store: IndexStore, since: str, memory_ids: Iterable[str] | None = None) -> list[tuple]:
     """(id, created_at, importance_override, last_accessed, recalls since ``since``) of the given memories
-    (all when None)."""
+    (all when None). The recalls queued and not yet written are not in them (core/lifecycle/recalls.py)."""
     sql = (
         "SELECT m.id, m.created_at, json_extract(m.meta_json, '$.importance_override'), a.last_accessed, "
         "(SELECT COUNT(*) FROM access_log l WHERE l.memory_id = m.id AND l.accessed_at >= ?) "
@@ -42,6 +42,7 @@ def set_importance(store: IndexStore, values: Sequence[tuple[str, float]]) -> No
 
 
 def unscored_ids(store: IndexStore) -> list[str]:
+    store.settle()
     return [r[0] for r in store.conn.execute(
         "SELECT m.id FROM memories m LEFT JOIN access_stats a ON a.memory_id = m.id WHERE a.importance IS NULL")]
 
@@ -50,6 +51,7 @@ def inactive(store: IndexStore, categories: Sequence[str], cutoff: str) -> list[
     """(id, category) of memories in ``categories`` with salience left, neither updated nor recalled after
     ``cutoff``."""
     marks = ",".join("?" * len(categories))
+    store.settle()
     return list(store.conn.execute(
         f"SELECT m.id, m.category FROM memories m LEFT JOIN access_stats a ON a.memory_id = m.id "
         f"WHERE m.category IN ({marks}) AND m.salience > 0 "

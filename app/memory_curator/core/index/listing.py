@@ -9,7 +9,7 @@ from datetime import datetime
 
 from memory_curator.core.errors import ValidationError
 from memory_curator.core.index.filters import Filters
-from memory_curator.core.index.store import FROM_MEMORIES, MEMORY_COLUMNS, IndexStore
+from memory_curator.core.index.store import FROM_MEMORIES, IndexStore
 from memory_curator.core.model import MemoryItem, utcnow
 from memory_curator.core.vault.codec import format_dt
 
@@ -71,6 +71,8 @@ def page(store: IndexStore, filters: Filters, keyword: str | None, order_by: str
     # (a page deep in 1,000,000 memories read every skipped row and its access stats), and a sort without an
     # index sorts pks, not whole rows.
     source = FROM_MEMORIES if order_by == "access_count" else "memories m"
+    if source == FROM_MEMORIES:
+        store.settle()  # ordered by the recalls: those queued written first
     pks = [r[0] for r in store.conn.execute(
         f"SELECT m.pk FROM {source} WHERE {where} "
         # pk as the only tie-breaker, same direction: an index on the sort column then yields rows in order.
@@ -112,18 +114,12 @@ def session_items(store: IndexStore, session_id: str, visible_to: Sequence[str] 
     """All memories of a session, oldest first (superseded and expired ones too), those ``visible_to`` sees."""
     where, params = Filters(session_id=session_id, include_superseded=True, include_expired=True,
                             visible_to=visible_to).sql()
-    rows = store.conn.execute(
-        f"SELECT {MEMORY_COLUMNS} FROM {FROM_MEMORIES} WHERE {where} ORDER BY m.created_at, m.pk", params)
-    return [store.row_to_item(r) for r in rows]
+    return store.items_where(f"{where} ORDER BY m.created_at, m.pk", params)
 
 
 def pending(store: IndexStore, limit: int) -> list[MemoryItem]:
     """Memories waiting in the review inbox, oldest first."""
-    rows = store.conn.execute(
-        f"SELECT {MEMORY_COLUMNS} FROM {FROM_MEMORIES} WHERE {_PENDING} ORDER BY m.created_at, m.pk LIMIT ?",
-        (int(limit),),
-    )
-    return [store.row_to_item(r) for r in rows]
+    return store.items_where(f"{_PENDING} ORDER BY m.created_at, m.pk LIMIT ?", [int(limit)])
 
 
 def pending_count(store: IndexStore) -> int:
@@ -184,9 +180,5 @@ def lifecycle_counts(store: IndexStore, now: datetime | None = None) -> dict:
 def most_important(store: IndexStore, filters: Filters, limit: int) -> list[MemoryItem]:
     """Memories passing the filters, highest salience and most recent first."""
     where, params = filters.sql()
-    rows = store.conn.execute(
-        f"SELECT {MEMORY_COLUMNS} FROM {FROM_MEMORIES} WHERE {where} "
-        f"ORDER BY m.salience DESC, m.updated_at DESC, m.pk LIMIT ?",
-        [*params, int(limit)],
-    )
-    return [store.row_to_item(r) for r in rows]
+    return store.items_where(f"{where} ORDER BY m.salience DESC, m.updated_at DESC, m.pk LIMIT ?", [*params, int(limit)])
+

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from memory_curator.core.errors import MemoryNotFoundError
 from memory_curator.core.index import bulk, graph, migrations, postings, unreadable
@@ -49,6 +49,16 @@ _INSERT_FTS = "INSERT INTO memories_fts (rowid, title, content, keywords, stems)
 _UPDATE_MEMORY = f"UPDATE memories SET {', '.join(c.strip() + ' = ?' for c in _MEMORY_COLUMNS.split(','))} WHERE pk = ?"
 
 
+class QueuedRecalls(Protocol):
+    """Recalls queued and written in batches (core/lifecycle/recalls.py RecallWriter)."""
+
+    def settle(self, store: IndexStore) -> None: ...
+
+    def reading(self) -> AbstractContextManager[None]: ...
+
+    def overlay(self, store: IndexStore, items: list[MemoryItem]) -> list[MemoryItem]: ...
+
+
 @dataclass(frozen=True, slots=True)
 class IndexedFile:
     pk: int
@@ -71,6 +81,7 @@ class IndexStore:
         self._content_changed = False
         # Its thread starts at the first transaction(checkpoint=False).
         self._checkpointer = Checkpointer(getattr(conn, "path", ":memory:"), checkpoint_gap_s)
+        self._recalls: QueuedRecalls | None = None
 
     @classmethod
     def open(cls, path: Path, root: Path, checkpoint_gap_s: float = GAP_S, *, progress: ProgressFn | None = None,
@@ -90,16 +101,39 @@ class IndexStore:
         self._checkpointer.close()
         self.conn.close()
 
+    # -- queued recalls -------------------------------------------------------------------------------
+
+    def settle_with(self, recalls: QueuedRecalls) -> None:
+        """The recalls this store's engine queues and writes in batches (core/lifecycle/recalls.py): memories
+        read here count them in; SQL that sorts or sums by them, and every write transaction, has them written
+        first (``settle``)."""
+        self._recalls = recalls
+
+    def settle(self) -> None:
+        """The queued recalls written now, in a transaction of their own (see settle_with). Inside a transaction
+        nothing is written: the transaction began settled."""
+        if self._recalls is not None and self._depth == 0:
+            self._recalls.settle(self)
+
+    def _items(self, read: Callable[[], list[MemoryItem]]) -> list[MemoryItem]:
+        """Memories as ``read`` from their rows, with the recalls queued and not yet written counted in."""
+        if self._recalls is None:
+            return read()
+        with self._recalls.reading():
+            return self._recalls.overlay(self, read())
+
     # -- transactions ---------------------------------------------------------------------------------
 
     @contextmanager
-    def transaction(self, *, checkpoint: bool = True) -> Iterator[None]:
+    def transaction(self, *, checkpoint: bool = True, settle: bool = True) -> Iterator[None]:
         """Outermost call is a write transaction; nested calls are savepoints that roll back on their own.
         ``checkpoint=False`` (a search's access record): a thread of its own copies the pages into the database
         soon after (core/index/checkpoints.py), so the commit that finds the WAL past SQLite's threshold has
-        little left to copy."""
+        little left to copy. ``settle=False``: the queued recalls' own transaction (see settle_with)."""
         depth = self._depth
         name = f"sp{depth}"
+        if settle:
+            self.settle()
         self.conn.execute("BEGIN IMMEDIATE" if depth == 0 else f"SAVEPOINT {name}")
         self._depth += 1
         try:
@@ -300,27 +334,35 @@ class IndexStore:
         return os.path.join(self._root_str, rel if os.sep == "/" else rel.replace("/", os.sep))
 
     def get(self, memory_id: str) -> MemoryItem | None:
-        row = self.conn.execute(f"SELECT {MEMORY_COLUMNS} FROM {FROM_MEMORIES} WHERE m.id = ?", (memory_id,)).fetchone()
-        return self.row_to_item(row) if row else None
+        found = self._items(lambda: [self.row_to_item(r) for r in self.conn.execute(
+            f"SELECT {MEMORY_COLUMNS} FROM {FROM_MEMORIES} WHERE m.id = ?", (memory_id,))])
+        return found[0] if found else None
 
     def get_many(self, ids: Iterable[str]) -> dict[str, MemoryItem]:
-        ids = list(ids)
-        out: dict[str, MemoryItem] = {}
-        for i in range(0, len(ids), 500):
-            part = ids[i : i + 500]
-            marks = ",".join("?" * len(part))
-            for row in self.conn.execute(f"SELECT {MEMORY_COLUMNS} FROM {FROM_MEMORIES} WHERE m.id IN ({marks})", part):
-                out[row[1]] = self.row_to_item(row)
-        return out
+        return {it.id: it for it in self._items(lambda: [self.row_to_item(r) for r in self._rows_where("m.id", ids)])}
 
     def get_by_pks(self, pks: Iterable[int]) -> dict[int, MemoryItem]:
-        pks = list(pks)
-        out: dict[int, MemoryItem] = {}
-        for i in range(0, len(pks), 500):
-            part = pks[i : i + 500]
+        rows: list = []
+
+        def read() -> list[MemoryItem]:
+            rows.extend(self._rows_where("m.pk", pks))
+            return [self.row_to_item(r) for r in rows]
+
+        items = self._items(read)
+        return {row[0]: it for row, it in zip(rows, items, strict=True)}
+
+    def items_where(self, where_order: str, params: Sequence) -> list[MemoryItem]:
+        """The memories of a WHERE clause and its ORDER BY (listing's pages), queued recalls counted in."""
+        return self._items(lambda: [self.row_to_item(r) for r in self.conn.execute(
+            f"SELECT {MEMORY_COLUMNS} FROM {FROM_MEMORIES} WHERE {where_order}", params)])
+
+    def _rows_where(self, column: str, values: Iterable) -> list:
+        values = list(values)
+        out: list = []
+        for i in range(0, len(values), 500):
+            part = values[i : i + 500]
             marks = ",".join("?" * len(part))
-            for row in self.conn.execute(f"SELECT {MEMORY_COLUMNS} FROM {FROM_MEMORIES} WHERE m.pk IN ({marks})", part):
-                out[row[0]] = self.row_to_item(row)
+            out += self.conn.execute(f"SELECT {MEMORY_COLUMNS} FROM {FROM_MEMORIES} WHERE {column} IN ({marks})", part)
         return out
 
     def file_info(self, memory_id: str) -> IndexedFile | None:

@@ -41,7 +41,8 @@ def prune(store: IndexStore, config: MemoryConfig, now: datetime | None = None) 
 
 def scores(store: IndexStore, config: MemoryConfig, memory_ids: Iterable[str] | None = None,
            now: datetime | None = None) -> list[ImportanceScore]:
-    """Importance of the given memories (all when None), computed from the log."""
+    """Importance of the given memories (all when None), computed from the log (the recalls queued written first)."""
+    store.settle()
     now = now or utcnow()
     return [
         score(mid, recent_accesses=n, last_accessed=parse_dt(last), created_at=parse_dt(created),  # type: ignore[arg-type]
