@@ -182,6 +182,27 @@ def test_the_full_text_index_is_written_once_a_group_of_chunks(vault_dir, config
     assert segments == [-(-chunks // 4) if seconds else chunks]
 
 
+def test_the_log_is_copied_into_the_database_less_often_while_a_rebuild_loads(vault_dir, config, monkeypatch):
+    """At SQLite's 1,000 pages each commit of a load checkpointed (two fsyncs each, 80-97 at 100,000 files): the
+    bound is LOAD_CHECKPOINT_PAGES while the tables fill, SQLite's again after the load, and after a cancelled one."""
+    _write_vault(vault_dir)
+    with MemoryService.open(vault_dir, embedder="none", config=config) as svc:
+        monkeypatch.setattr(bulk_read, "CHUNK", 7)
+
+        def pages() -> int:
+            return svc.store.conn.execute("PRAGMA wal_autocheckpoint").fetchone()[0]
+
+        assert pages() == bulk.CHECKPOINT_PAGES
+        during: list[int] = []
+        svc.rebuild_index(embed=False, progress=lambda *_: during.append(pages()))
+        assert len(during) > 4 and during[len(during) // 2] == bulk.LOAD_CHECKPOINT_PAGES
+        assert pages() == bulk.CHECKPOINT_PAGES
+        token = CancelToken()
+        with pytest.raises(Cancelled):
+            svc.rebuild_index(embed=False, progress=lambda *_: token.cancel(), cancel=token)
+        assert pages() == bulk.CHECKPOINT_PAGES
+
+
 def test_a_cancelled_rebuild_leaves_every_index_of_the_schema(vault_dir, config):
     """A rebuild drops the secondary indexes while it fills the tables (core/index/bulk.py); cancelled, it
     makes them again before it stops."""
