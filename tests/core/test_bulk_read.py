@@ -41,7 +41,7 @@ def small_chunks(monkeypatch):
 
 def _rows(vault: Vault, helpers: int):
     stats = sorted(vault.scan(), key=lambda s: s.rel)
-    return [r for part in bulk_read.chunks(vault, stats, helpers=helpers) for r in part]
+    return [r for part in bulk_read.Chunks(vault, stats, helpers=helpers) for r in part]
 
 
 @pytest.mark.parametrize("helpers", [1, 2, 3])
@@ -81,12 +81,12 @@ def test_a_helper_sends_ahead_of_the_writer(tmp_path, monkeypatch):
     started = _started_helpers(monkeypatch)
     vault = Vault(tmp_path)
     stats = sorted(vault.scan(), key=lambda s: s.rel)
-    with closing(bulk_read.chunks(vault, stats, helpers=1)) as parts:
+    with closing(bulk_read.Chunks(vault, stats, helpers=1)) as parts:
         first = next(parts)
         assert started[0].wait(timeout=30) == 0  # it sent the rest with the writer busy with the first
         rest = list(parts)
     assert [f.rel for part in [first, *rest] for f in part] == [st.rel for st in stats]
-    with closing(bulk_read.chunks(vault, stats, helpers=1)) as parts:  # stopped early: helper and reader go
+    with closing(bulk_read.Chunks(vault, stats, helpers=1)) as parts:  # stopped early: helper and reader go
         next(parts)
     assert started[1].returncode is not None
     assert not [t for t in threading.enumerate() if t.name == "bulk-read-take"]
@@ -103,6 +103,27 @@ def test_rebuild_through_the_helper(filled, config, small_chunks):
         assert set(reasons) == {"context/broken.md", "context/binary.md", loser} and "same id" in reasons[loser]
         assert {p.path for p in svc.problems()} == set(reasons)
         assert [r.memory.id for r in svc.search("zeppelin7", mode="keyword")] == [saved[7].id]
+
+
+@pytest.mark.skipif((os.cpu_count() or 1) < 2, reason="helper processes read only with two cores or more")
+def test_a_rebuild_starts_its_helpers_before_it_empties_the_index(filled, config, small_chunks, monkeypatch):
+    """Their start (an interpreter and its imports each) overlaps the clear, instead of following it and the scan
+    while the writer waits for the first rows."""
+    vault_dir, saved = filled
+    with MemoryService.open(vault_dir, embedder="none", config=config) as svc:
+        indexed = svc.store.conn.execute("SELECT COUNT(*) FROM memories").fetchone()[0]
+        rows_at_start = []
+        real_start = bulk_read._start_helper
+
+        def start(*args):
+            rows_at_start.append(svc.store.conn.execute("SELECT COUNT(*) FROM memories").fetchone()[0])
+            return real_start(*args)
+
+        monkeypatch.setattr(bulk_read, "_start_helper", start)
+        report = svc.rebuild_index(embed=False)
+        assert [r.memory.id for r in svc.search("zeppelin7", mode="keyword")] == [saved[7].id]
+    assert indexed == report.added == 30
+    assert rows_at_start and set(rows_at_start) == {indexed}
 
 
 def _children() -> set[int]:

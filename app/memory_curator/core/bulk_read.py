@@ -14,6 +14,7 @@ helper cannot start or dies: the rows are the same either way.
 from __future__ import annotations
 
 import gc
+import itertools
 import logging
 import os
 import pickle
@@ -72,42 +73,63 @@ def helper_count() -> int:
     return max(1, min(MAX_HELPERS, os.cpu_count() or 1))
 
 
-def chunks(vault: Vault, stats: Sequence[FileStat], *, helpers: int | None = None) -> Iterator[list[FileRow]]:
-    """Rows of ``stats`` in order, a chunk at a time, read by ``helpers`` processes (0: in this one; None:
-    decided by the number of files and cores). Close the iterator (``contextlib.closing``) when stopping
-    early, so the helper processes stop too."""
-    root = str(vault.root)
-    parts = [stats[i : i + CHUNK] for i in range(0, len(stats), CHUNK)]
-    done = 0  # chunks handed to the caller
-    if helpers is None:
-        helpers = helper_count() if helper_wanted(len(stats)) else 0
-    n = min(helpers, len(parts))
-    procs: list[subprocess.Popen] = []
-    for k in range(n):  # helper k reads chunks k, k + n, k + 2n... and sends them in that order
-        proc = _start_helper(root, [st for part in parts[k::n] for st in part])
-        if proc is None:
-            break
-        procs.append(proc)
-    if len(procs) == n and procs:
-        takers = [_Taker(proc, len(parts[k::n])) for k, proc in enumerate(procs)]
-        try:
-            while done < len(parts):
-                try:
-                    rows = takers[done % n].get()
-                except Exception as exc:  # noqa: BLE001 - whatever a dying helper left half-written, read here instead
-                    log.warning("A helper process stopped (%s); reading the remaining files here.", exc or "exited")
-                    break
-                done += 1
-                yield rows
-        finally:
-            for proc, taker in zip(procs, takers, strict=True):
+class Chunks:
+    """Rows of ``stats`` in order, a chunk at a time, read by ``helpers`` processes (0: in this one; None: decided by
+    the number of files and cores). The helpers start when this is made, not at the first chunk asked for: a
+    rebuild makes it before it empties the index, so their start (an interpreter and its imports each) overlaps
+    that. Close it (``contextlib.closing``) when done or stopping early, so the helper processes stop too."""
+
+    def __init__(self, vault: Vault, stats: Sequence[FileStat], *, helpers: int | None = None):
+        self._root = str(vault.root)
+        self._parts = [stats[i : i + CHUNK] for i in range(0, len(stats), CHUNK)]
+        self._done = 0  # chunks handed to the caller
+        if helpers is None:
+            helpers = helper_count() if helper_wanted(len(stats)) else 0
+        n = min(helpers, len(self._parts))
+        self._procs: list[subprocess.Popen] = []
+        for k in range(n):  # helper k reads chunks k, k + n, k + 2n... and sends them in that order
+            proc = _start_helper(self._root, [st for part in self._parts[k::n] for st in part])
+            if proc is None:
+                break
+            self._procs.append(proc)
+        self._takers: list[_Taker] = []
+        if len(self._procs) == n:
+            self._takers = [_Taker(proc, len(self._parts[k::n])) for k, proc in enumerate(self._procs)]
+        else:
+            self._stop()
+        self._rows = self._taken()
+
+    def __iter__(self) -> Iterator[list[FileRow]]:
+        return self
+
+    def __next__(self) -> list[FileRow]:
+        return next(self._rows)
+
+    def close(self) -> None:
+        self._rows.close()
+        self._stop()
+
+    def _taken(self) -> Iterator[list[FileRow]]:
+        parts, takers = self._parts, self._takers
+        while takers and self._done < len(parts):
+            try:
+                rows = takers[self._done % len(takers)].get()
+            except Exception as exc:  # noqa: BLE001 - whatever a dying helper left half-written, read here instead
+                log.warning("A helper process stopped (%s); reading the remaining files here.", exc or "exited")
+                break
+            self._done += 1
+            yield rows
+        self._stop()
+        for part in parts[self._done :]:
+            yield read_rows(self._root, part)
+
+    def _stop(self) -> None:
+        finished = self._done == len(self._parts)
+        for proc, taker in itertools.zip_longest(self._procs, self._takers):
+            if taker is not None:
                 taker.stopping.set()
-                _stop(proc, finished=done == len(parts), reader=taker.thread)
-    else:
-        for proc in procs:
-            _stop(proc)
-    for part in parts[done:]:
-        yield read_rows(root, part)
+            _stop(proc, finished=finished, reader=None if taker is None else taker.thread)
+        self._procs, self._takers = [], []
 
 
 def _start_helper(root: str, stats: Sequence[FileStat]) -> subprocess.Popen | None:
