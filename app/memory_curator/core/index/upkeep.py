@@ -42,6 +42,8 @@ WHAT = {BUILDING: "building the keyword postings (words)",
 #   reading the text of a hybrid search's members 2.1 ms p50 (vs 0.24) at 100,000 memories, the search 1.09 x
 #   (+5 ms); 15.7 ms p50 (vs 0.21) at 1,000,000, the search 1.09 x at load 5-6 (+15 ms: 40 % of its ~36 ms near
 #   idle): said from HYBRID_FILL_LEFT memories not filled.
+# The duplicate check's keyword search (up to 64 words) follows keyword search's rule: 4.5-5.0 x at 100,000
+# memories with the postings not built (p50 6.7-11.3 -> 33.8-50.6 ms, load 4-5; tidy2's notes 15:56 UTC).
 HYBRID_BUILD_ROWS = 500_000
 HYBRID_FOLD_ROWS = 5_000
 HYBRID_FILL_LEFT = 500_000
