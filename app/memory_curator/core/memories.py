@@ -80,7 +80,7 @@ class Memories:
     def close(self) -> None:
         """What is left at close: the searches' recalls written (RecallWriter.close), the changes committed to
         the vault's history."""
-        self.recalls.settle(self.store)
+        self.store.settle()
         self.recalls.close()  # what could not be written now, its thread tries once more
         try:
             self.commit_history(force=True)

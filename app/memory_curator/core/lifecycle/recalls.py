@@ -10,10 +10,12 @@ themselves before (same times, counts, kinds and importance, in the same order):
 - by this unit's thread, on a connection of its own, when the engine has left the queue unwritten
   ``batch_s + LAG_S`` (no search came since, or the engine thread is busy elsewhere).
 Why not the thread for every batch: a commit on another connection empties the engine connection's page cache
-and its memory map (SQLite's pager starts again when the WAL changed under it). A search after one cost 3-4 ms
-more CPU at 100,000 memories, where the record it replaces cost 0.6 ms; written by a thread after each search
-the searches were 1.4 x slower at the median, and once every 0.5 s still 1.05-1.10 x more CPU on the searching
-thread than writing each record in place. So the thread writes only what the engine left waiting.
+and its memory map (SQLite's pager starts again when the WAL changed under it): +4.7 ms of CPU for the next
+search at 100,000 memories, +1.7 at 1,000,000 (less of its file is mapped), where the record in place costs
+0.6-0.8. Written by a thread after each search, searches were 1.44 x slower at the median; batches left to the
+thread, against the engine's own, in one process (rounds of 50 rotating, load 9-11): search-thread CPU per
+round 1.02 vs 0.93 x the record in place at 100,000 (mean; p95 13.2 vs 11.2 ms), 0.98 vs 0.95 x at 1,000,000.
+So the thread writes only what the engine leaves waiting.
 
 What the engine reads sees the recalls queued before it, written or not:
 - memories read with their statistics (get, lists, a search's hits: IndexStore's item reads) count the queued
@@ -82,7 +84,9 @@ started at the first ``queue``, when the engine leaves them waiting."""
         super().__init__("memory-curator-recalls")
         self._path, self._root, self._config = index_path, root, config
         self._batch_s, self._retry_s = batch_s, retry_s
-        self._gate = threading.Lock()  # a batch from taking the queue to its commit, or a read being overlaid
+        # Held by a batch from taking the queue to its commit, or by a read being overlaid; re-entrant: the engine's
+        # own batch may read memories (nothing does today) without locking itself out.
+        self._gate = threading.RLock()
         self._queue: list[Recall] = []
         self._pending: dict[str, tuple[int, datetime]] = {}  # memory id -> (queued recalls, the last one's time)
         self._first_at: float | None = None  # when the oldest queued recall came (monotonic)
@@ -135,11 +139,12 @@ started at the first ``queue``, when the engine leaves them waiting."""
             self._failed(exc)
 
     def write_due(self, store: IndexStore) -> None:
-        """After a search: ``settle`` when the oldest queued recall is ``batch_s`` old."""
+        """After a search: the store settles when the oldest queued recall is ``batch_s`` old (not inside a
+        transaction of the caller's, which the recalls would join)."""
         with self._cond:
             due = self._first_at is not None and time.monotonic() - self._first_at >= self._batch_s
         if due:
-            self.settle(store)
+            store.settle()
 
     @contextmanager
     def reading(self) -> Iterator[None]:
