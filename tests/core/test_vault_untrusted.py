@@ -582,3 +582,26 @@ def test_a_missing_id_points_at_the_files_that_could_not_be_read(svc, vault_dir)
     with pytest.raises(MemoryNotFoundError) as plain:
         svc.pin("no-such-id")
     assert str(plain.value) == "No memory with id 'no-such-id' in this vault."
+
+
+@posix_only
+def test_a_linked_folder_is_reported_and_never_read(vault_dir, config, tmp_path):
+    """A folder of notes linked into the vault was skipped in silence: its memories were missing and Vault
+    health said nothing."""
+    outside = tmp_path / "elsewhere"
+    outside.mkdir()
+    (outside / "secret.md").write_text("the secret outside the vault")
+    (vault_dir / "context").mkdir(parents=True)
+    os.symlink(outside, vault_dir / "context" / "linked")
+    os.symlink(outside, vault_dir / "ideas")  # a category folder at the top
+    os.symlink(vault_dir / "context", vault_dir / "again")  # inside the vault: not a second copy either
+    svc, problems = _open_and_use(vault_dir, config)
+    try:
+        assert svc.search("secret", mode="keyword") == []
+        for rel, target in (("context/linked", outside), ("ideas", outside), ("again", vault_dir / "context")):
+            assert problems[rel].startswith(f"is a link to a folder ({target})"), problems
+        assert {p.path for p in svc.health().unreadable} >= {"context/linked", "ideas", "again"}
+        svc.sync()  # the next scan still says it
+        assert "ideas" in {p.path for p in svc.problems()}
+    finally:
+        svc.close()

@@ -57,7 +57,8 @@ class Vault:
         self.root = Path(root).expanduser().resolve()
         self._root_str = str(self.root)
         self.leftovers: list[str] = []  # temp files of writes killed midway, seen by the last scan
-        # Files and folders whose names are not UTF-8 (bytes from another system): skipped, reported by name
+        # Files and folders whose names are not UTF-8 (bytes from another system), and linked folders: skipped,
+        # reported by name
         self.unnamed: dict[str, str] = {}
 
     # -- layout ---------------------------------------------------------------------------------------
@@ -363,7 +364,12 @@ class Vault:
                             leftovers.append(prefix + name)
                         continue
                     try:
-                        if entry.is_dir(follow_symlinks=False):  # a linked folder is not followed
+                        if entry.is_symlink() and entry.is_dir():
+                            # Not followed (it could lead out of the vault, or count a folder twice), but said:
+                            # skipped in silence, a linked folder of notes looked like a vault that lost them.
+                            unnamed[prefix + name] = _folder_link_reason(entry.path)
+                            continue
+                        if entry.is_dir(follow_symlinks=False):
                             stack.append((f"{prefix}{name}/", entry.path))
                             continue
                         if not prefix or not name.endswith(".md"):
@@ -380,7 +386,7 @@ class Vault:
         self.unnamed = unnamed
 
     def name_problems(self) -> list[VaultProblem]:
-        """What the last scan skipped for its name (see ``scan``)."""
+        """What the last scan skipped for its name, or for being a linked folder (see ``scan``)."""
         return [VaultProblem(path, reason) for path, reason in sorted(self.unnamed.items())]
 
     def names_in(self, folder: str) -> set[str] | None:
@@ -483,3 +489,12 @@ def _utf8(name: str) -> bool:
     except UnicodeEncodeError:
         return False
     return True
+
+
+def _folder_link_reason(path: str) -> str:
+    try:
+        target = os.readlink(path)
+    except OSError:
+        target = "?"
+    return (f"is a link to a folder ({target[:200]}): linked folders are never read. Move or copy the folder "
+            "into the vault instead of linking it")
