@@ -120,6 +120,7 @@ def test_searching_is_not_a_recall_but_reading_a_memory_is(harness, vault_dir, s
     select_title(harness, "Python + FastAPI")
     harness.qtbot.waitUntil(lambda: w.list_model.item(w.list_model.row_of(seeded["Python + FastAPI"])).access_count
                             == 1, timeout=RECALL_DWELL_MS + 10000)  # left open: one recall, shown in the list
+    harness.qtbot.waitUntil(lambda: "recalled 1×" in w.editor.info.text())  # and below the editor
     assert _access_count(vault_dir, config, "Python + FastAPI") == 1
     assert _access_count(vault_dir, config, "Vector store") == 0
 

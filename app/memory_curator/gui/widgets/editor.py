@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtWidgets import (
     QComboBox,
@@ -153,6 +155,15 @@ class MemoryEditor(QWidget):
 
     def loaded_id(self) -> str | None:
         return self.item.id if self.item else None
+
+    def show_recall(self, item: MemoryItem) -> None:
+        """The recall just logged for the memory shown: its count below the form (the list showed 1 while this
+        line still said "recalled 0×"). Only the count is taken: the form may hold unsaved edits."""
+        if self.item is None or item.id != self.item.id:
+            return
+        self.item = replace(self.item, access_count=item.access_count, last_accessed=item.last_accessed)
+        if not self.read_only:
+            self.info.setText(self._describe(self.item))
 
     @staticmethod
     def _describe(item: MemoryItem | None) -> str:

@@ -434,7 +434,8 @@ class MainWindow(QMainWindow):
         self.inbox.count_changed.connect(
             lambda n: self.side.setTabText(self.side.indexOf(self.inbox), f"Inbox ({n})" if n else "Inbox"))
         self.navigation.recalled.connect(lambda item: (self.list_model.replace_item(item),
-                                                       self.results_model.replace_item(item)))
+                                                       self.results_model.replace_item(item),
+                                                       self.editor.show_recall(item)))
 
     def dragEnterEvent(self, event: QDragEnterEvent) -> None:  # noqa: N802 - Qt's name
         if local_paths(event.mimeData()):
