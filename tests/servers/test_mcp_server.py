@@ -194,7 +194,7 @@ def test_every_tool_error_starts_with_its_code_and_says_what_to_change(worker):
         ("memory_search", {"query": "x", "search_mode": "fuzzy"}, "VALIDATION_ERROR", "'keyword', 'semantic'"),
         ("memory_search", {"query": "x", "limit": "many"}, "VALIDATION_ERROR", "limit"),
         ("memory_batch_store", {"items": [{"content": "x"}] * 101}, "VALIDATION_ERROR", "at most 100 items"),
-        ("memory_consolidate", {}, "VALIDATION_ERROR", "give ids"),
+        ("memory_consolidate", {}, "VALIDATION_ERROR", "request must give ids (2 to 50 memories) or a query"),
         ("memory_get", {"memory_id": "nope"}, "NOT_FOUND", "No memory with id 'nope'"),
         ("memory_get", {"id": "nope"}, "VALIDATION_ERROR", "memory_id is required"),
         ("memory_nothing", {}, "NOT_FOUND", "memory_nothing"),

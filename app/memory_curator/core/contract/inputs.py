@@ -251,8 +251,9 @@ class Consolidate(Owned):
     @model_validator(mode="after")
     def _ids_or_query(self) -> Consolidate:
         if not self.ids and not self.query:
-            raise PydanticCustomError("MISSING_FIELD", "give ids (2 to 50 memories) or a query whose best hits to "
-                                      "consolidate")
+            # Shown after the field, "request", as every message is: "request must give ids ... or a query ..."
+            raise PydanticCustomError("MISSING_FIELD", "must give ids (2 to 50 memories) or a query (its best hits "
+                                      "are consolidated)")
         return self
 
 
