@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from gui_helpers import file_text, select_title
+from gui_helpers import file_text, search, select_title
 from PySide6.QtCore import Qt
 
 from memory_curator.gui.models.memory_table import ListFilter
@@ -80,3 +80,20 @@ def test_pin_a_selection_from_the_memory_menu(harness, vault_dir, seeded):
         harness.qtbot.keyClick(w.list_view, Qt.Key.Key_D,
                                Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier)
     assert "pinned: true" not in file_text(vault_dir, a.id)
+
+
+def test_the_selection_slider_keeps_its_width_beside_a_long_result_line(harness, vault_dir, seeded):
+    """In a real window of the default size, "2 results for “which database” (hybrid), 18 weaker" took the
+    bar's width and left the selection's salience slider a stub of 15 px; a longer query held the centre pane
+    wider than the window let it be."""
+    w = harness.open(vault_dir)
+    w.resize(1000, 800)
+    harness.qtbot.wait(50)
+    browsing = w.center_stack.width()
+    search(harness, "vector store sqlite fastapi deploy rule login bug session preferences", "keyword")
+    harness.qtbot.waitUntil(lambda: w.selection_label.text() == "Salience of 1 selected")
+    for width in (1280, 1000):
+        w.resize(width, 800)
+        harness.qtbot.wait(50)
+        assert w.selection_salience.slider.width() >= 80
+    assert w.center_stack.width() <= browsing

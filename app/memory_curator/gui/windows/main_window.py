@@ -17,6 +17,7 @@ from PySide6.QtWidgets import (
     QMainWindow,
     QMessageBox,
     QPushButton,
+    QSizePolicy,
     QSplitter,
     QStackedWidget,
     QTabWidget,
@@ -108,6 +109,10 @@ class MainWindow(QMainWindow):
         self.center_stack.addWidget(self.results_view)
         self.list_label = QLabel()
         self.selection_salience = SalienceControl()
+        # The label holds the query, of any length: sized by its text it squeezed the selection's slider to a
+        # 15 px stub and held the centre pane wide. It takes what is left; the slider keeps room to be dragged.
+        self.list_label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        self.selection_salience.slider.setMinimumWidth(80)
         self.selection_label = QLabel("Salience of selection")
         self.delete_button = QPushButton("Move to trash")
         self.restore_button = QPushButton("Restore")
