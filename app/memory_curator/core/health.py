@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from memory_curator.core import heap
 from memory_curator.core.conflicts.unit import is_conflict
 from memory_curator.core.index import listing
 from memory_curator.core.index.store import IndexStore
@@ -28,6 +29,8 @@ class VaultHealth:
 def check(store: IndexStore, vault: Vault, limit: int = 500, *, keyword_only: bool = False) -> VaultHealth:
     """A read-only look: nothing is repaired here (sync, reindex_missing and rebuild_index do that)."""
     missing = sorted(_missing_files(store, vault))
+    if store.count() >= heap.BULK_ROWS:  # the folders' names listed were dropped: ~100 MB at 1,000,000
+        heap.give_back()
     problems = store.problems() + vault.name_problems()
     count = store.unembedded_count()
     return VaultHealth(

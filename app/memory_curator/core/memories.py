@@ -16,7 +16,7 @@ from contextlib import contextmanager
 from dataclasses import replace
 from typing import Any
 
-from memory_curator.core import indexing
+from memory_curator.core import heap, indexing
 from memory_curator.core.config import MemoryConfig
 from memory_curator.core.embedding import Embedding
 from memory_curator.core.errors import StorageError, ValidationError
@@ -158,6 +158,8 @@ class Memories:
                 access.score_unscored(self.store, self.config)  # (a scan of every row: 150 ms at 100,000)
                 self._scored_all = True
         self.embedding.kick_if_missing()  # on open: what has no vectors is embedded in the background
+        if report.unchanged + report.changed >= heap.BULK_ROWS:  # the scan's and the rows' objects, dropped
+            heap.give_back()
         return report
 
     # -- new memories ---------------------------------------------------------------------------------

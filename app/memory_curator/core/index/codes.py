@@ -18,6 +18,7 @@ from collections.abc import Callable
 import numkong
 import numpy as np
 
+from memory_curator.core import heap
 from memory_curator.core.index.db import Connection
 from memory_curator.core.index.halves import widened
 
@@ -119,6 +120,8 @@ class Codes:
             pos = end
         if scale is None:
             scale = np.full(dim, 127.0 * np.sqrt(dim) / 4, dtype=np.float32)
+        if pos >= heap.BULK_ROWS:  # the blocks' rows and conversions, dropped
+            heap.give_back()
         return cls(ids, words, codes, scale, pos)
 
     @property
