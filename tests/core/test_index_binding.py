@@ -36,6 +36,26 @@ def test_a_small_index_is_mapped_whole_and_a_large_one_only_in_part(tmp_path):
     assert db.mmap_size(tmp_path / "not-there-yet.db") == db.MMAP_WHOLE_MAX
 
 
+def test_a_service_that_does_not_search_maps_no_part_of_a_large_index(tmp_path):
+    """The app's writer and Vault health's lane (``searches=False``): each mapping of the index counts in the
+    app's memory again, and only the reader searches. A small index is still mapped whole; the large one is read
+    all the same."""
+    from memory_curator.core.service import MemoryService
+
+    vault = tmp_path / "vault"
+    with MemoryService.open(vault, embedder="none", searches=False) as svc:
+        svc.save("A note about zeppelins", title="Zeppelins")
+        assert svc.store.conn.execute("PRAGMA mmap_size").fetchone()[0] == db.MMAP_WHOLE_MAX
+    with open(svc.vault.index_path, "r+b") as f:
+        f.truncate(db.MMAP_WHOLE_MAX + 4096)  # sparse: SQLite leaves bytes past its last page alone
+    for searches, mapped in ((False, 0), (True, db.MMAP_BYTES)):
+        with MemoryService.open(vault, embedder="none", sync=False, searches=searches) as svc:
+            assert svc.store.conn.execute("PRAGMA mmap_size").fetchone()[0] == mapped
+            db.refit_mmap(svc.store.conn)  # as a rebuild's end does: the choice stays the connection's
+            assert svc.store.conn.execute("PRAGMA mmap_size").fetchone()[0] == mapped
+            assert [h.memory.title for h in svc.search("zeppelins", mode="keyword")] == ["Zeppelins"]
+
+
 def test_a_rebuild_fits_the_mapping_to_the_file_it_leaves(tmp_path):
     """A connection opened on a small index maps up to MMAP_WHOLE_MAX; when a bulk load (a rebuild, the fill of a
     new index) leaves the file past that, the mapping falls to MMAP_BYTES, as an open of that file would choose,

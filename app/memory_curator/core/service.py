@@ -65,14 +65,14 @@ class MemoryService:
     @classmethod
     def open(cls, vault_dir: str | Path, embedder: str | Embedder = "auto", config: MemoryConfig | None = None,
              *, sync: bool = True, fill: bool = True, background: bool = True, watch: bool = False,
-             progress: ProgressFn | None = None, cancel: CancelToken | None = None) -> MemoryService:
-        """Open (or create) a vault: the index created, migrated (``progress``, ``cancel``: migrations.Report) or
-        rebuilt, then synced (``fill`` False: a new index waits for a sync or rebuild). ``watch``: start_watching."""
+             progress: ProgressFn | None = None, cancel: CancelToken | None = None, searches: bool = True) -> MemoryService:
+        """Open (or create) a vault: the index created, migrated (``progress``, ``cancel``: migrations.Report) or rebuilt,
+        then synced (``fill`` False: a new index waits for a sync). ``watch``: start_watching. ``searches``: db.connect."""
         config = config or MemoryConfig()
         vault = Vault(Path(vault_dir))
         vault.ensure()
         settings = VaultSettings(vault.state_dir)
-        store, rebuilt = recovery.open_index(vault.index_path, vault.root, vault.state_dir, progress, cancel)
+        store, rebuilt = recovery.open_index(vault.index_path, vault.root, vault.state_dir, progress, cancel, searches)
         try:
             chosen = embedding.choose(embedder, settings.embedding(), config)
         except BaseException:

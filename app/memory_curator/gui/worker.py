@@ -148,8 +148,10 @@ def _open_service(executor: _Executor, ctx: _Context) -> MemoryService:
         # (a vault cloned with git has none) is filled by that sync too, in bulk, where the open did it unseen.
         # An older index is upgraded here (~35 s at 1,000,000 memories): the window shows what each migration does
         # and offers Cancel (Engine.opening).
+        # Searches go to the reader: the writer maps no part of a large index (see MemoryService.open).
         executor.service = MemoryService.open(spec["vault"], embedder=spec["embedder"], config=spec["config"],
-                                              sync=False, fill=False, progress=ctx.progress, cancel=ctx.cancel)
+                                              sync=False, fill=False, progress=ctx.progress, cancel=ctx.cancel,
+                                              searches=False)
         # File events from before the window's opening sync: that sync is then the polls' first full scan (at
         # 1,000,000 files a second one, ~20 s, ran at the first poll), and what changes while it runs is seen.
         executor.service.start_watching()
@@ -159,10 +161,10 @@ def _open_service(executor: _Executor, ctx: _Context) -> MemoryService:
     return executor.service
 
 
-def _open_reader(executor: _Executor, ctx: _Context) -> MemoryService:
+def _open_reader(executor: _Executor, ctx: _Context, *, searches: bool = False) -> MemoryService:
     """The reader opens once the writer has (migrations and the first sync are the writer's), with an embedder
     of the writer's model but its own (one provider client per thread; the offline model's weights are loaded
-    once). It never embeds in the background: the writer's unit does."""
+    once). It never embeds in the background: the writer's unit does. Vault health's lane opens it so."""
     engine = executor._engine
     engine._writer_ready.wait()
     writer = engine._writer.executor.service
@@ -171,10 +173,10 @@ def _open_reader(executor: _Executor, ctx: _Context) -> MemoryService:
     own = fork(writer.embedder, engine.spec["config"]) if writer.embedder is not None else "none"
     try:
         executor.service = MemoryService.open(engine.spec["vault"], embedder=own, config=engine.spec["config"],
-                                              sync=False, background=False)
+                                              sync=False, background=False, searches=searches)
     except ValidationError:  # the writer switched the vault's model meanwhile: take the vault's own
         executor.service = MemoryService.open(engine.spec["vault"], embedder="auto", config=engine.spec["config"],
-                                              sync=False, background=False)
+                                              sync=False, background=False, searches=searches)
     return executor.service
 
 
@@ -182,7 +184,7 @@ def _open_searcher(executor: _Executor, ctx: _Context) -> MemoryService:
     """The reader lane's open: searches run there, so a large vault's vector codes load in the background from
     now on. (Vault health's lane opens as a plain reader: it never searches, and a second copy of the codes
     would cost ~0.9 GB at 1,000,000 chunks.)"""
-    service = _open_reader(executor, ctx)
+    service = _open_reader(executor, ctx, searches=True)
     service.warm_search()
     return service
 
@@ -195,7 +197,7 @@ def _open_jobs(executor: _Executor, ctx: _Context) -> MemoryService:
     if engine._writer.executor.service is None:
         raise CuratorError("The vault could not be opened.")
     executor.service = MemoryService.open(engine.spec["vault"], embedder="none", config=engine.spec["config"],
-                                          sync=False, background=False)
+                                          sync=False, background=False, searches=False)
     return executor.service
 
 

@@ -29,6 +29,9 @@ BUSY_TIMEOUT_MS = 15_000
 # larger index maps MMAP_BYTES only: mapped pages count in the process's resident memory (VmRSS, what the app's
 # memory figure at 1,000,000 measures), and there the search's pages are cold anyway (an mmap of the 9 GB file
 # made its reads no cheaper).
+# Only a connection that searches maps that part (``map_large``): each mapping of the same pages counts again in
+# VmRSS, and in the app at 1,000,000 three mappings (the writer's, the reader's and Vault health's lanes) held
+# 183 + 99 + 23 MB of the file at the end of bench/gui_list_scroll.py, though only the reader searches.
 MMAP_BYTES = 256 * 2**20
 MMAP_WHOLE_MAX = 3 * 2**29  # 1.5 GiB
 
@@ -79,6 +82,7 @@ class _Connection(sqlite.Connection):
     every statement of the engine runs through ``execute`` or ``executemany`` here, the first step included."""
 
     path = "index.db"  # set by connect
+    map_large = True  # set by connect
 
     def execute(self, sql: str, parameters: Any = (), /) -> sqlite.Cursor:
         try:
@@ -93,15 +97,17 @@ class _Connection(sqlite.Connection):
             raise (environment_error(exc, self.path) or exc) from exc
 
 
-def connect(path: Path | str) -> Connection:
+def connect(path: Path | str, *, map_large: bool = True) -> Connection:
     """A connection with sqlite-vec loaded, WAL journaling and a generous busy timeout, so that the app,
     the CLI and the servers can share one vault without "database is locked" reaching a user (and when another
-    program holds it longer, IndexBusy says so: see environment_error)."""
+    program holds it longer, IndexBusy says so: see environment_error). ``map_large`` False: a large index is
+    not mapped at all (see MMAP_BYTES)."""
     try:
         conn = sqlite.connect(str(path), timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None, factory=_Connection)
     except sqlite.DatabaseError as exc:
         raise (environment_error(exc, path) or IndexError_(f"Cannot open the index {path}: {exc}")) from exc
     conn.path = str(path)
+    conn.map_large = map_large
     try:
         conn.enable_load_extension(True)
         sqlite_vec.load(conn)
@@ -113,7 +119,7 @@ def connect(path: Path | str) -> Connection:
         conn.execute("PRAGMA foreign_keys = ON")
         conn.execute("PRAGMA temp_store = MEMORY")
         conn.execute("PRAGMA cache_size = -65536")
-        conn.execute(f"PRAGMA mmap_size = {mmap_size(path)}")
+        conn.execute(f"PRAGMA mmap_size = {mmap_size(path, map_large=map_large)}")
     except BaseException as exc:
         conn.close()  # a vault on a disk that was unplugged or made read-only must not stay busy
         if isinstance(exc, sqlite.DatabaseError):
@@ -126,17 +132,20 @@ def refit_mmap(conn: Connection) -> None:
     """The mapped size chosen again for the file as it is now: a connection opened on a new or emptied index maps
     up to MMAP_WHOLE_MAX, and a fill from nothing (a vault cloned without its index, a rebuild) can leave the
     file far larger (9 GB at 1,000,000 memories), with a gigabyte and a half of it mapped into the app's memory."""
-    conn.execute(f"PRAGMA mmap_size = {mmap_size(conn.path)}")
+    conn.execute(f"PRAGMA mmap_size = {mmap_size(conn.path, map_large=conn.map_large)}")
 
 
-def mmap_size(path: Path | str) -> int:
+def mmap_size(path: Path | str, *, map_large: bool = True) -> int:
     """How much of the index file a connection maps (see MMAP_WHOLE_MAX): the whole file, with room to grow, while
-    it is small enough; a file that is not there yet (a new index) is."""
+    it is small enough (a file that is not there yet, a new index, is); past that MMAP_BYTES, or nothing when not
+    ``map_large``."""
     try:
         size = Path(path).stat().st_size
     except OSError:
         size = 0
-    return MMAP_WHOLE_MAX if size <= MMAP_WHOLE_MAX else MMAP_BYTES
+    if size <= MMAP_WHOLE_MAX:
+        return MMAP_WHOLE_MAX
+    return MMAP_BYTES if map_large else 0
 
 
 def sqlite_version() -> str:

@@ -17,12 +17,13 @@ log = logging.getLogger(__name__)
 
 
 def open_index(path: Path, root: Path, state_dir: Path, progress: ProgressFn | None = None,
-               cancel: CancelToken | None = None) -> tuple[IndexStore, bool]:
+               cancel: CancelToken | None = None, map_large: bool = True) -> tuple[IndexStore, bool]:
     """(the store, whether it starts empty and must be filled from the vault). ``progress`` hears an older
-    index's migrations; ``cancel`` stops them (Cancelled: the ones done stay, the one running rolls back)."""
+    index's migrations; ``cancel`` stops them (Cancelled: the ones done stay, the one running rolls back).
+    ``map_large``: see db.connect."""
     fresh = not path.exists()
     try:
-        store = IndexStore.open(path, root, progress=progress, cancel=cancel)
+        store = IndexStore.open(path, root, progress=progress, cancel=cancel, map_large=map_large)
         try:
             store.count()
         except BaseException:
@@ -44,4 +45,4 @@ def open_index(path: Path, root: Path, state_dir: Path, progress: ProgressFn | N
         if p.exists():
             shutil.move(str(p), str(state_dir / f"index.db{suffix}.{kind}-{stamp}"))
     log.warning("%s The index at %s was set aside in %s; rebuilding it from the vault.", why, path, state_dir)
-    return IndexStore.open(path, root), True
+    return IndexStore.open(path, root, map_large=map_large), True

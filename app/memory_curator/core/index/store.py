@@ -85,9 +85,10 @@ class IndexStore:
 
     @classmethod
     def open(cls, path: Path, root: Path, checkpoint_gap_s: float = GAP_S, *, progress: ProgressFn | None = None,
-             cancel: CancelToken | None = None) -> IndexStore:
-        """``progress`` and ``cancel``: an older index's migrations (see migrations.Report)."""
-        conn = connect(path)
+             cancel: CancelToken | None = None, map_large: bool = True) -> IndexStore:
+        """``progress`` and ``cancel``: an older index's migrations (see migrations.Report); ``map_large``: see
+        db.connect."""
+        conn = connect(path, map_large=map_large)
         try:
             bulk.restore_if_pending(conn)  # before migrating: the statements kept are of the schema as it was
             migrations.migrate(conn, progress, cancel)
