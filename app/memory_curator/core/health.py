@@ -30,6 +30,7 @@ def check(store: IndexStore, vault: Vault, limit: int = 500, *, keyword_only: bo
     """A read-only look: nothing is repaired here (sync, reindex_missing and rebuild_index do that)."""
     missing = sorted(_missing_files(store, vault))
     if store.count() >= heap.BULK_ROWS:  # the folders' names listed were dropped: ~100 MB at 1,000,000
+        store.drop_cache()
         heap.give_back()
     problems = store.problems() + vault.name_problems()
     count = store.unembedded_count()

@@ -159,6 +159,7 @@ class Memories:
                 self._scored_all = True
         self.embedding.kick_if_missing()  # on open: what has no vectors is embedded in the background
         if report.unchanged + report.changed >= heap.BULK_ROWS:  # the scan's and the rows' objects, dropped
+            self.store.drop_cache()
             heap.give_back()
         return report
 
