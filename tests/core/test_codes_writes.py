@@ -71,3 +71,25 @@ def test_a_save_appends_in_place_without_copying_the_codes():
     assert index.ids[-2:].tolist() == [n + 1, n + 2] and index.dead[4] and index.live == n + 1
     got = index.nearest(-x[1] / np.linalg.norm(x[1]), 1)
     assert got[0] == n + 2
+
+
+def test_the_int8_scale_comes_from_the_first_rows_not_from_the_first_block(tmp_path):
+    """The codes load LOAD_BLOCK rows at a time (bounded memory) but take the scale from the first SCALE_ROWS rows
+    (the first block's, when blocks held 20,000): a larger value past the first block still sets its dimension's
+    scale, so the codes are those a load in one block makes."""
+    from memory_curator.core.index import db
+
+    assert codes.LOAD_BLOCK < codes.SCALE_ROWS
+    conn = db.connect(tmp_path / "index.db")
+    conn.execute(f"CREATE TABLE {codes.HALVES} (chunk_id INTEGER PRIMARY KEY, half BLOB NOT NULL)")
+    n, dim = codes.LOAD_BLOCK + 500, 16
+    x = np.random.default_rng(7).standard_normal((n, dim)).astype(np.float16)
+    x[codes.LOAD_BLOCK + 10, 3] = 50.0  # past the first block
+    conn.executemany(f"INSERT INTO {codes.HALVES} VALUES (?, ?)", [(i + 1, x[i].tobytes()) for i in range(n)])
+    loaded = codes.Codes.load(conn, dim)
+    wide = x.astype(np.float32)
+    scale = (127.0 / np.maximum(np.abs(wide).max(axis=0) * 1.25, 1e-6)).astype(np.float32)
+    assert np.array_equal(loaded.scale, scale)
+    assert np.array_equal(loaded.codes, codes._quantize(wide, scale))
+    assert np.array_equal(loaded.ids, np.arange(1, n + 1))
+    conn.close()

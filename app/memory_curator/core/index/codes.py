@@ -40,7 +40,12 @@ HAMMING_BLOCK = 65_536
 # generic loop, 1.3-1.7 x the time at 96 bytes (768 dimensions) against three 32-byte pieces.
 PIECE_BYTES = (64, 32, 16, 8)
 SCORE_BLOCK = 512  # candidates scored on their int8 codes at a time: their float copy (1.5 MB) fits in L2
-LOAD_BLOCK = 20_000  # float16 rows read at a time when the codes are built: bounded memory
+# float16 rows read at a time when the codes are built: bounded memory (each block's rows, their bytes joined,
+# float32 and two float32 temporaries of the int8 conversion: ~215 MB at 20,000 rows of 768, ~55 MB at 5,000)
+LOAD_BLOCK = 5_000
+# The int8 scale is taken from the first rows in chunk order (with room to spare; later values are clipped):
+# this many, the first block's when blocks were of 20,000, so that the codes stay those of before.
+SCALE_ROWS = 20_000
 # Rows of room kept past the last one (a share of them, at least ``SPARE_MIN``): a save appends its chunks in
 # place. Concatenating the arrays instead took 1.6-5 s and 1.7 GB more memory per save at 1,000,000 x 768.
 # Untouched room is not resident memory (the allocator maps those pages lazily).
@@ -101,7 +106,7 @@ class Codes:
         ids = np.empty(cap, dtype=np.int64)
         codes = np.empty((cap, dim), dtype=np.int8)
         words = _pieces_buffer(dim, cap)
-        scale: np.ndarray | None = None
+        scale = _first_rows_scale(conn, dim, min(n, SCALE_ROWS))
         cur = conn.execute(f"SELECT chunk_id, half FROM {HALVES} ORDER BY chunk_id")
         pos = 0
         while pos < n:
@@ -111,8 +116,6 @@ class Codes:
             rows = rows[: n - pos]
             block = np.frombuffer(b"".join(r[1] for r in rows), dtype=np.float16).reshape(len(rows), dim)
             block = widened(block)
-            if scale is None:  # from the first block, with room to spare; later values are clipped
-                scale = (127.0 / np.maximum(np.abs(block).max(axis=0) * 1.25, 1e-6)).astype(np.float32)
             end = pos + len(rows)
             ids[pos:end] = [r[0] for r in rows]
             codes[pos:end] = _quantize(block, scale)
@@ -373,6 +376,20 @@ class _SignPass:
         if len(pick) > m:  # ties at the cut-off
             pick = pick[np.argpartition(self.dist[pick], m)[:m]]
         return pick
+
+
+def _first_rows_scale(conn: Connection, dim: int, rows: int) -> np.ndarray | None:
+    """Each dimension's int8 scale from the largest magnitude among the first ``rows`` float16 rows (None when
+    there are none), read LOAD_BLOCK at a time. Taken on float16: the widening is exact, so is the maximum."""
+    top: np.ndarray | None = None
+    cur = conn.execute(f"SELECT half FROM {HALVES} ORDER BY chunk_id LIMIT ?", (rows,))
+    while part := cur.fetchmany(LOAD_BLOCK):
+        block = np.frombuffer(b"".join(r[0] for r in part), dtype=np.float16).reshape(len(part), dim)
+        most = np.abs(block).max(axis=0)
+        top = most if top is None else np.maximum(top, most)
+    if top is None:
+        return None
+    return (127.0 / np.maximum(top.astype(np.float32) * 1.25, 1e-6)).astype(np.float32)
 
 
 def _quantize(block: np.ndarray, scale: np.ndarray) -> np.ndarray:
