@@ -120,3 +120,19 @@ def test_a_file_from_another_program_is_scored_at_open(vault_dir, config):
     with MemoryService.open(vault_dir, embedder="none", config=config) as svc:
         [item] = svc.list_memories()
         assert item.importance == pytest.approx(0.3, abs=0.01)
+
+
+def test_unscored_memories_are_scored_part_by_part_as_all_at_once(vault_dir, config):
+    """The first sync after a rebuild scores every memory (1,000,000 at once was ~0.5 GB of the app's peak): in
+    parts, each memory gets the score it would get alone, whatever part it falls in, and none is left out."""
+    with MemoryService.open(vault_dir, embedder="none", config=config) as svc:
+        items = [svc.save(f"note {i}", salience=i / 10) for i in range(7)]
+        svc.get(items[2].id)  # one recall: a score apart from the others'
+        svc.set_score(items[4].id, 0.9)  # an override: the computed score is stored all the same
+        before = {s.memory_id: s.computed for s in access.scores(svc.store, svc.config)}
+        svc.store.conn.execute("UPDATE access_stats SET importance = NULL")
+        assert access.score_unscored(svc.store, svc.config, part=3) == 7
+        assert access.score_unscored(svc.store, svc.config, part=3) == 0
+        after = dict(svc.store.conn.execute("SELECT memory_id, importance FROM access_stats"))
+    assert after == pytest.approx(before, abs=1e-6)
+    assert len({round(v, 6) for v in after.values()}) > 1
