@@ -7,6 +7,7 @@ from gui_helpers import answer_next_box, file_text, select_title
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QMessageBox
 
+from embed_helpers import TextHashEmbedder
 from memory_curator.gui.models.roles import IdRole, ItemRole
 
 
@@ -134,3 +135,17 @@ def test_closing_with_unsaved_changes_asks(harness, vault_dir, seeded):
     answer_next_box(QMessageBox.StandardButton.Discard)
     assert w.close()
     assert "almost lost" not in file_text(vault_dir, w.editor.item.id)
+
+
+def test_the_line_below_the_editor_follows_the_background_embedding(harness, vault_dir):
+    """Saved in a real window, a new memory's line kept saying "not embedded yet" after the list said yes."""
+    w = harness.open(vault_dir, embedder=TextHashEmbedder())
+    w.editor.source.setPlainText("# Kangaroos\n\nThey hop.")
+    with harness.qtbot.waitSignal(w.changed, timeout=20000):
+        w.editor.request_save()
+    saved = w.editor.item
+    assert saved is not None and "not embedded yet" in w.editor.info.text()
+    harness.qtbot.waitUntil(lambda: w.list_model.row_of(saved.id) >= 0
+                            and w.list_model.item(w.list_model.row_of(saved.id)).embedded, timeout=30000)
+    harness.qtbot.waitUntil(lambda: " · embedded" in w.editor.info.text())
+    assert w.editor.item.content == saved.content and not w.editor.dirty

@@ -156,12 +156,14 @@ class MemoryEditor(QWidget):
     def loaded_id(self) -> str | None:
         return self.item.id if self.item else None
 
-    def show_recall(self, item: MemoryItem) -> None:
-        """The recall just logged for the memory shown: its count below the form (the list showed 1 while this
-        line still said "recalled 0×"). Only the count is taken: the form may hold unsaved edits."""
-        if self.item is None or item.id != self.item.id:
+    def show_counts(self, item: MemoryItem) -> None:
+        """A fresher copy of the memory shown (a recall just logged, a list page read after the background
+        embedding): its recalls and chunks below the form, which said "recalled 0×" and "not embedded yet" while
+        the list showed 1 and yes. Only the counts of the same version are taken: the form may hold edits."""
+        if self.item is None or item.id != self.item.id or item.updated_at != self.item.updated_at:
             return
-        self.item = replace(self.item, access_count=item.access_count, last_accessed=item.last_accessed)
+        self.item = replace(self.item, access_count=item.access_count, last_accessed=item.last_accessed,
+                            chunk_count=item.chunk_count)
         if not self.read_only:
             self.info.setText(self._describe(self.item))
 

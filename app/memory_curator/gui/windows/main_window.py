@@ -440,7 +440,13 @@ class MainWindow(QMainWindow):
             lambda n: self.side.setTabText(self.side.indexOf(self.inbox), f"Inbox ({n})" if n else "Inbox"))
         self.navigation.recalled.connect(lambda item: (self.list_model.replace_item(item),
                                                        self.results_model.replace_item(item),
-                                                       self.editor.show_recall(item)))
+                                                       self.editor.show_counts(item)))
+        self.list_model.loaded.connect(self._list_counts_to_editor)
+
+    def _list_counts_to_editor(self, _total: int) -> None:
+        row = self.list_model.row_of(self.editor.loaded_id() or "")
+        if row >= 0:
+            self.editor.show_counts(self.list_model.item(row))
 
     def dragEnterEvent(self, event: QDragEnterEvent) -> None:  # noqa: N802 - Qt's name
         if local_paths(event.mimeData()):
