@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from memory_curator.core.index import vectors
 from memory_curator.core.service import MemoryService
+from memory_curator.gui import resources
 from memory_curator.gui.windows.main_window import MainWindow
 
 BROKEN = "---\ntitle: [unclosed\n---\nx"
@@ -61,3 +62,21 @@ def test_only_the_lane_that_searches_loads_the_vector_codes(harness, vault_dir, 
     reader, slow = (lane.executor.service.store.vectors for lane in (w.engine._reader, w.engine._slow))
     assert reader._warming is not None or reader._codes is not None
     assert slow._warming is None and slow._codes is None
+
+
+def test_the_sample_vault_at_first_run_is_not_called_changes_made_while_closed(harness, tmp_path):
+    """The first start copies the sample vault and opens it: the status bar said "Read 20 changes made while the
+    app was closed" about files the app had just written (so did a folder of notes opened for the first time)."""
+    vault = tmp_path / "first-run"
+    resources.copy_sample_vault(vault)
+    messages: list[str] = []
+    w = MainWindow(harness.settings)
+    harness.qtbot.addWidget(w)
+    w.status.messageChanged.connect(messages.append)
+    with harness.qtbot.waitSignal(w.vault_opened, timeout=30000):
+        w.open_vault(vault)
+    harness.window = w
+    harness.idle()
+    harness.qtbot.wait(100)
+    assert not any("closed" in m for m in messages), messages
+    assert "Read 20 memories from the vault's files." in messages

@@ -477,4 +477,8 @@ class MainWindow(QMainWindow):
 def _outside_changes(report) -> str:
     """What the opening sync found: files added, changed or removed while the app was closed."""
     changed = getattr(report, "changed", 0)
+    if changed and changed == report.added and not report.unchanged:
+        # Every file new to the index: the sample vault the first start just wrote, a folder of notes opened
+        # for the first time. Not "changes made while the app was closed": the app never had them.
+        return f"Read {changed:,} memor{'ies' if changed != 1 else 'y'} from the vault's files."
     return f"Read {changed} change{'s' if changed != 1 else ''} made while the app was closed." if changed else ""
