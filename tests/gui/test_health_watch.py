@@ -7,6 +7,7 @@ from memory_curator.core.index import vectors
 from memory_curator.core.service import MemoryService
 from memory_curator.gui import resources
 from memory_curator.gui.windows.main_window import MainWindow
+from memory_curator.gui.worker import POLL_MS
 
 BROKEN = "---\ntitle: [unclosed\n---\nx"
 
@@ -80,3 +81,17 @@ def test_the_sample_vault_at_first_run_is_not_called_changes_made_while_closed(h
     harness.qtbot.wait(100)
     assert not any("closed" in m for m in messages), messages
     assert "Read 20 memories from the vault's files." in messages
+
+
+def test_a_save_in_a_vault_with_an_unreadable_file_is_not_called_other_programs_changes(harness, vault_dir, seeded):
+    """Each poll that syncs reads the unreadable files again (one may have been fixed): after a save in the
+    window, the status bar said "Reading files other programs changed: 13 of 13" about them, in a quick poll."""
+    (vault_dir / "context" / "broken.md").write_text(BROKEN, encoding="utf-8")
+    w = harness.open(vault_dir)
+    messages: list[str] = []
+    w.status.messageChanged.connect(messages.append)
+    w.editor.source.setPlainText("# Saved here\n\nin the window")
+    with harness.qtbot.waitSignal(w.changed, timeout=20000):
+        w.editor.request_save()
+    harness.qtbot.wait(3 * POLL_MS)
+    assert not any("other programs" in m for m in messages), messages

@@ -37,6 +37,10 @@ log = logging.getLogger(__name__)
 
 PROGRESS_INTERVAL_S = 0.05  # at most ~20 progress signals a second reach the main thread
 POLL_MS = 700  # how often the worker checks for changes made by other processes and programs
+# The window hears how far a poll's sync is once it has lasted this long. Each sync reads the unreadable files
+# again (one may have been fixed), so a quick one after the window's own save said "Reading files other programs
+# changed: 13 of 13" about them; the message is for the long ones (~20 s at 1,000,000 files).
+POLL_PROGRESS_AFTER_S = 1.0
 
 
 class Request(QObject):
@@ -75,6 +79,7 @@ class _Executor(QObject):
         self._poll_failures = PollFailures()
         self.poll_cancel = CancelToken()  # set by Engine.shutdown: a poll's sync stops at its next batch
         self._poll_emitted = 0.0
+        self.poll_started = 0.0  # time.monotonic() when the poll under way began
 
     def start_polling(self) -> None:
         """On the worker thread, between requests: never blocks the window, never counts as busy."""
@@ -90,6 +95,7 @@ class _Executor(QObject):
     def poll_once(self) -> None:
         if self.service is None:
             return
+        self.poll_started = time.monotonic()
         try:
             report = self.service.poll_changes(progress=self._poll_progress, cancel=self.poll_cancel)
         except Cancelled:
@@ -270,7 +276,7 @@ class Engine(QObject):
         self._slow: _Lane | None = None  # opened at the first slow read
         self._closing = False
         self._writer.executor.changed_elsewhere.connect(self.changed_elsewhere)
-        self._writer.executor.poll_progressed.connect(self.syncing)
+        self._writer.executor.poll_progressed.connect(self._poll_progressed)
         req = self._enqueue(_open_service, None, self._writer)
         # Its ``progress``: an older index's migrations (done, total, what; total 0 while one statement runs);
         # its ``cancel`` stops them (the vault is then not opened: open_failed with Cancelled).
@@ -278,6 +284,10 @@ class Engine(QObject):
         self._enqueue(_open_searcher, None, self._reader)
         req.done.connect(self.opened)
         req.failed.connect(self.open_failed)
+
+    def _poll_progressed(self, done: int, total: int) -> None:
+        if time.monotonic() - self._writer.executor.poll_started >= POLL_PROGRESS_AFTER_S:
+            self.syncing.emit(done, total)
 
     # -- submitting -----------------------------------------------------------------------------------
 
