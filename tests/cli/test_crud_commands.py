@@ -167,3 +167,14 @@ def test_list_pages_by_the_cursor_it_prints(cli, added):
     other_order = cli("list", "--order", "title", "--cursor", cursor)
     assert other_order.code == 2 and "was made for order_by" in other_order.err
     assert cli("list", "-n", "0").code == 2 and cli("list", "-n", "-1").code == 2  # -1 was no limit at all
+
+
+def test_an_unknown_entity_is_not_found_with_the_command_that_lists_them(cli):
+    """`entity nope` exited 3 (an environment problem) and pointed at memory_entities (GET /v1/entities)."""
+    assert cli("add", "We chose SQLite for the index", "-c", "decisions").code == 0
+    assert cli("entity", "SQLite").code == 0
+    r = cli("entity", "nope")
+    assert r.code == 1 and r.err == ("memory-curator: No entity named 'nope' in this vault: "
+                                     "`memory-curator entities [QUERY]` lists them.\n")
+    r = cli("entity", "nope", "--json")
+    assert r.code == 1 and r.json["error"]["code"] == "NOT_FOUND"

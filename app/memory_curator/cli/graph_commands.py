@@ -13,7 +13,7 @@ from memory_curator.core.contract.operations import operation
 from memory_curator.serving import calls, graph_calls
 
 OWNER = calls.Caller("cli", vault_owner=True)
-EXIT_CANCELLED = 130
+EXIT_NOT_FOUND, EXIT_CANCELLED = 1, 130
 
 
 def _run(args: argparse.Namespace, vault, config, name: str, values: dict[str, Any]) -> dict[str, Any]:
@@ -52,7 +52,13 @@ def _entity_args(p: argparse.ArgumentParser) -> None:
 
 @command("entity", "one entity and the memories that mention it, newest first", _entity_args)
 def cmd_entity(args, vault, config):
-    data = _run(args, vault, config, "entity", {"name": args.name, "limit": args.limit})
+    try:
+        data = _run(args, vault, config, "entity", {"name": args.name, "limit": args.limit})
+    except graph_calls.EntityNotFound:
+        # The servers' text points at memory_entities and GET /v1/entities; here the command is the way.
+        output.error(f"No entity named {args.name!r} in this vault: `memory-curator entities [QUERY]` lists them.",
+                     args.json, code="NOT_FOUND")
+        return EXIT_NOT_FOUND
     e = data["entity"]
     _emit(args, data, [f"{e['name']}: {e['count']} memories" + (f", also {', '.join(e['aliases'])}"
                                                                  if e["aliases"] else ""),
