@@ -178,3 +178,11 @@ def test_an_unknown_entity_is_not_found_with_the_command_that_lists_them(cli):
                                      "`memory-curator entities [QUERY]` lists them.\n")
     r = cli("entity", "nope", "--json")
     assert r.code == 1 and r.json["error"]["code"] == "NOT_FOUND"
+
+
+@pytest.mark.parametrize("command", [["serve"], ["mcp", "--http"]])
+@pytest.mark.parametrize("port", ["99999", "0", "-1", "http"])
+def test_a_port_out_of_range_is_a_usage_error(cli, command, port):
+    """`serve --port 99999` went through to the socket's bind and ended with uvicorn's traceback."""
+    r = cli(*command, "--port", port)
+    assert r.code == 2 and f"--port: must be a port number from 1 to 65535 (got '{port}')" in r.err

@@ -21,10 +21,21 @@ DEFAULT_HTTP_PORT = 8766
 DEFAULT_MCP_PORT = 8765
 
 
+def _port(text: str) -> int:
+    """A TCP port: --port 99999 went through to the socket's bind and ended the server with a traceback."""
+    try:
+        port = int(text)
+    except ValueError:
+        port = 0
+    if not 1 <= port <= 65535:
+        raise argparse.ArgumentTypeError(f"must be a port number from 1 to 65535 (got {text!r})")
+    return port
+
+
 def _network_args(port: int):
     def configure(p: argparse.ArgumentParser) -> None:
         p.add_argument("--host", default="127.0.0.1", help="address to listen on (default: loopback only)")
-        p.add_argument("--port", type=int, default=port)
+        p.add_argument("--port", type=_port, default=port, help=f"port to listen on (default: {port})")
 
     return configure
 
