@@ -119,7 +119,7 @@ class MainWindow(QMainWindow):
         sel_bar = QHBoxLayout()
         sel_bar.addWidget(self.list_label, 1)
         sel_bar.addWidget(self.selection_label)
-        sel_bar.addWidget(self.selection_salience, 1)
+        sel_bar.addWidget(self.selection_salience)
         sel_bar.addWidget(self.restore_button)
         sel_bar.addWidget(self.delete_button)
         center = QWidget()
