@@ -3,6 +3,8 @@ and a brand-new vault opens without "Reading changes made while the app was clos
 
 from __future__ import annotations
 
+import os
+
 from memory_curator.core.index import vectors
 from memory_curator.core.service import MemoryService
 from memory_curator.gui import resources
@@ -95,3 +97,22 @@ def test_a_save_in_a_vault_with_an_unreadable_file_is_not_called_other_programs_
         w.editor.request_save()
     harness.qtbot.wait(3 * POLL_MS)
     assert not any("other programs" in m for m in messages), messages
+
+
+def test_a_linked_folder_and_a_name_not_in_utf8_show_in_vault_health(harness, vault_dir, seeded, tmp_path):
+    """Both are skipped by the writer's scan and kept in its Vault, not in the index; Vault health reads on a lane
+    of its own, which never scans, so the pane and the status bar left them out."""
+    outside = tmp_path / "elsewhere"
+    outside.mkdir()
+    (outside / "note.md").write_text("a note outside the vault")
+    os.symlink(outside, vault_dir / "context" / "linked")
+    with open(os.fsencode(vault_dir / "context") + b"/caf\xe9.md", "wb") as fh:
+        fh.write(b"named in latin-1")
+    w = harness.open(vault_dir)
+    w.show_pane(w.health)
+    harness.qtbot.waitUntil(lambda: w.health_watch.last is not None
+                            and len(w.health_watch.last.unreadable) == 2, timeout=20000)
+    reasons = {p.path: p.reason for p in w.health_watch.last.unreadable}
+    assert reasons["context/linked"].startswith(f"is a link to a folder ({outside})")
+    assert "not UTF-8" in reasons["context/caf\ufffd.md"]
+    assert w.health_watch.indicator.text() == "⚠ 2 files could not be read"

@@ -29,6 +29,7 @@ from memory_curator.core.embed.base import Embedder
 from memory_curator.core.embed.resolve import fork
 from memory_curator.core.embedding import Embedding
 from memory_curator.core.errors import Cancelled, CuratorError, ValidationError
+from memory_curator.core.model import VaultProblem
 from memory_curator.core.polling import PollFailures
 from memory_curator.core.progress import CancelToken
 from memory_curator.core.service import MemoryService
@@ -376,6 +377,13 @@ class Engine(QObject):
     @property
     def busy(self) -> bool:
         return bool(self._pending)
+
+    def skipped_names(self) -> list[VaultProblem]:
+        """What the writer's last scan skipped for its name or as a linked folder. Only the writer scans (the
+        other lanes open without a sync) and these live in its Vault, not in the index: Vault health, read on the
+        slow-reads lane, never listed them. The scan replaces the dict whole, so reading it here is safe."""
+        svc = self._writer.executor.service
+        return svc.vault.name_problems() if svc is not None else []
 
     @property
     def embedding(self) -> Embedding | None:

@@ -5,10 +5,13 @@ click there opens the pane. Checks are coalesced: a burst of changes runs one ch
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QToolButton
 
 from memory_curator.core.health import VaultHealth
+from memory_curator.core.model import VaultProblem
 
 DELAY_MS = 400  # a burst of changes (an import, a git pull) is checked once
 
@@ -23,6 +26,13 @@ def problems_text(report: VaultHealth) -> str:
         n = len(report.missing_files)
         parts.append(f"{n} memor{'ies' if n != 1 else 'y'} without a file")
     return "⚠ " + ", ".join(parts) if parts else ""
+
+
+def with_skipped(report: VaultHealth, skipped: list[VaultProblem]) -> VaultHealth:
+    """The report with the files and folders the writer's scan skipped (see Engine.skipped_names) as unreadable."""
+    known = {p.path for p in report.unreadable}
+    extra = [p for p in skipped if p.path not in known]
+    return replace(report, unreadable=[*report.unreadable, *extra]) if extra else report
 
 
 class HealthWatch:
@@ -54,8 +64,9 @@ class HealthWatch:
         self._timer.stop()
         if self.w.engine is None:
             return
-        req = self.w.engine.call("health", key="health", slow_read=True)  # seconds at 1,000,000: not before searches
-        req.done.connect(self.show)
+        engine = self.w.engine
+        req = engine.call("health", key="health", slow_read=True)  # seconds at 1,000,000: not before searches
+        req.done.connect(lambda report: self.show(with_skipped(report, engine.skipped_names())))
 
     def show(self, report: VaultHealth) -> None:
         self.last = report
