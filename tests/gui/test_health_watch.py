@@ -116,3 +116,21 @@ def test_a_linked_folder_and_a_name_not_in_utf8_show_in_vault_health(harness, va
     assert reasons["context/linked"].startswith(f"is a link to a folder ({outside})")
     assert "not UTF-8" in reasons["context/caf\ufffd.md"]
     assert w.health_watch.indicator.text() == "⚠ 2 files could not be read"
+
+
+def test_each_unreadable_files_reason_is_shown_whole(harness, vault_dir, seeded):
+    """The list cut each reason at the pane's edge: reading what to do took a horizontal scroll per file."""
+    (vault_dir / "context" / "broken.md").write_text(BROKEN, encoding="utf-8")
+    (vault_dir / "context" / "binary.md").write_bytes(b"\x00\x01" * 100)
+    w = harness.open(vault_dir)
+    w.show_pane(w.health)
+    listing = w.health.unreadable
+    harness.qtbot.waitUntil(lambda: listing.count() == 2, timeout=20000)
+    harness.qtbot.wait(50)
+    for row in range(listing.count()):
+        rect = listing.visualItemRect(listing.item(row))
+        assert rect.right() <= listing.viewport().width()  # within the pane: no horizontal scroll
+    assert listing.horizontalScrollBar().maximum() == 0
+    yaml = next(listing.item(r) for r in range(listing.count()) if "broken.md" in listing.item(r).text())
+    line = listing.fontMetrics().height()
+    assert listing.visualItemRect(yaml).height() >= 2 * line  # the long reason wraps onto a second line

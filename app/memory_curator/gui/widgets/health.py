@@ -3,11 +3,12 @@ a person chooses), memories without embeddings, index rows without files, and on
 
 from __future__ import annotations
 
-from PySide6.QtCore import Signal
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
     QGroupBox,
     QHBoxLayout,
     QLabel,
+    QListView,
     QListWidget,
     QListWidgetItem,
     QPushButton,
@@ -31,6 +32,11 @@ class HealthPane(QWidget):
         self.summary = QLabel("Not checked yet.")
         self.summary.setWordWrap(True)
         self.unreadable = QListWidget()
+        # Each reason whole, wrapped in its row (as the import dialog shows them): cut at the pane's edge, it took
+        # a horizontal scroll per file to read what to do.
+        self.unreadable.setWordWrap(True)
+        self.unreadable.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.unreadable.setResizeMode(QListView.ResizeMode.Adjust)
         self.conflicts = QListWidget()
         self.unembedded = QListWidget()
         self.missing = QListWidget()
@@ -58,7 +64,7 @@ class HealthPane(QWidget):
             row.addStretch(1)
             row.addWidget(button)
             inner.addLayout(row)
-            lay.addWidget(box)
+            lay.addWidget(box, 2 if widget is self.unreadable else 1)
         refresh = QPushButton("Check again")
         refresh.clicked.connect(self.refresh_requested)
         lay.addWidget(refresh)
