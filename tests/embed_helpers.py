@@ -80,3 +80,21 @@ class TextHashEmbedder:
         """Wait until a call has come from the thread ``thread_name`` (at most ``timeout`` s)."""
         with self._called:
             return self._called.wait_for(lambda: any(n == thread_name for n, _ in self.calls), timeout)
+
+
+class GatedEmbedder(TextHashEmbedder):
+    """Stops in its ``gate_at``-th call until ``gate`` is set (the test looks at the unit meanwhile)."""
+
+    def __init__(self, gate_at: int) -> None:
+        super().__init__()
+        self.gate_at = gate_at
+        self.gate = threading.Event()
+        self.reached = threading.Event()
+
+    def embed_documents(self, texts):
+        with self._lock:
+            n = len(self.calls) + 1
+        if n == self.gate_at:
+            self.reached.set()
+            assert self.gate.wait(WAIT_S)
+        return super().embed_documents(texts)

@@ -9,6 +9,8 @@ from memory_curator.core.errors import Cancelled
 
 # progress(done, total, message)
 ProgressFn = Callable[[int, int, str], None]
+# part(done, total): how far the item under way is, for one that takes many steps (a long memory's chunks)
+PartFn = Callable[[int, int], None]
 
 
 class CancelToken:
@@ -28,11 +30,13 @@ class CancelToken:
 class Tracker:
     """Wraps an optional callback and token so engine loops stay one line per step."""
 
-    def __init__(self, total: int, progress: ProgressFn | None = None, cancel: CancelToken | None = None):
+    def __init__(self, total: int, progress: ProgressFn | None = None, cancel: CancelToken | None = None,
+                 part: PartFn | None = None):
         self.total = total
         self.done = 0
         self._progress = progress
         self._cancel = cancel
+        self._part = part
 
     def check(self) -> None:
         if self._cancel is not None and self._cancel.cancelled:
@@ -42,4 +46,10 @@ class Tracker:
         self.done += n
         if self._progress is not None:
             self._progress(self.done, self.total, message)
+        self.check()
+
+    def part(self, done: int, total: int) -> None:
+        """The item under way is ``done`` of ``total`` steps along (it is not counted done yet)."""
+        if self._part is not None:
+            self._part(done, total)
         self.check()

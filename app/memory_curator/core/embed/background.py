@@ -18,11 +18,11 @@ from typing import Protocol
 
 from memory_curator.core.errors import Cancelled, CuratorError, EmbedderUnavailable, EmbeddingError
 from memory_curator.core.kicked import Kicked
-from memory_curator.core.progress import CancelToken, ProgressFn
+from memory_curator.core.progress import CancelToken, PartFn, ProgressFn
 
 log = logging.getLogger(__name__)
 
-BATCH = 32  # memories per read-embed-write round: a pause or a close waits for at most one round
+BATCH = 32  # memories read per round (a long memory's chunks are embedded a provider batch at a time)
 WAIT_SLICE_S = 0.1  # waits are cut in slices so that Ctrl+C (a signal another thread may receive) acts at once
 
 # States of the unit, as the status bar shows them.
@@ -37,12 +37,15 @@ class ModelChanged(EmbedderUnavailable):
 class EmbedProgress:
     """A snapshot of the unit: ``state`` is one of idle, embedding, paused, waiting (the embedder failed;
     retried later), stopped (another program changed the vault's model) or closed; ``done`` of ``total``
-    memories in the current run; ``message`` says why it waits or stopped."""
+    memories in the current run; ``message`` says why it waits or stopped. ``part_done`` of ``part_total``: the
+    chunks embedded so far of a long memory under way (its vectors are written once all are there)."""
 
     state: str
     done: int = 0
     total: int = 0
     message: str = ""
+    part_done: int = 0
+    part_total: int = 0
 
     @property
     def left(self) -> int:
@@ -53,7 +56,7 @@ class Worker(Protocol):
     """What the unit runs on its thread: an ``Embedding`` over the thread's own connection."""
 
     def reindex_missing(self, *, progress: ProgressFn | None = None, cancel: CancelToken | None = None,
-                        batch: int = 256) -> int: ...
+                        batch: int = 256, part: PartFn | None = None) -> int: ...
 
     def close(self) -> None: ...
 
@@ -72,7 +75,8 @@ class Backfill(Kicked):
     # -- asking ---------------------------------------------------------------------------------------
 
     def pause(self) -> None:
-        """Stop after the round in progress (at most ``BATCH`` memories); what was embedded stays."""
+        """Stop after the provider call in progress (``config.embed_batch_size`` chunks); what was written stays (a
+        long memory's chunks are written together, so one paused midway is embedded again from its start)."""
         with self._cond:
             self._paused = True
             self._token.cancel()
@@ -166,6 +170,12 @@ class Backfill(Kicked):
         with self._cond:
             self._set(EMBEDDING, done, total)
 
+    def _on_part(self, done: int, total: int) -> None:
+        with self._cond:
+            snap = self._progress
+            self._progress = EmbedProgress(EMBEDDING, snap.done, snap.total, "", done, total)
+            self._cond.notify_all()
+
     def _next(self) -> int | None:
         """Block until there is something to do; the kick count it serves, or None to end."""
         with self._cond:
@@ -189,7 +199,8 @@ class Backfill(Kicked):
                 try:
                     if worker is None:
                         worker = self._make_worker()
-                    n = worker.reindex_missing(progress=self._on_progress, cancel=self._token, batch=BATCH)
+                    n = worker.reindex_missing(progress=self._on_progress, cancel=self._token, batch=BATCH,
+                                               part=self._on_part)
                 except Cancelled as exc:
                     with self._cond:
                         self._set(PAUSED if self._paused else IDLE, exc.done, exc.total)

@@ -123,9 +123,14 @@ class EngineStatusBar(QStatusBar):
         self.pause_button.setVisible(state in ("embedding", "paused"))
         self.pause_button.setText("Resume" if state == "paused" else "Pause")
         if state == "embedding":
-            self.embed_progress.setMaximum(max(progress.total, 0))
-            self.embed_progress.setValue(progress.done)
-            self.pending.setText(f"Embedding {progress.done} of {progress.total}…" if progress.total else "Embedding…")
+            # in hundredths of a memory, so the bar moves while a long memory's chunks are embedded
+            part = 100 * progress.part_done // progress.part_total if progress.part_total else 0
+            self.embed_progress.setMaximum(max(100 * progress.total, 0))
+            self.embed_progress.setValue(100 * progress.done + part)
+            text = f"Embedding {progress.done} of {progress.total}…" if progress.total else "Embedding…"
+            if progress.part_total:
+                text += f" (a long memory: {part} %)"
+            self.pending.setText(text)
             self.pending.setToolTip("New and changed memories get their vectors in the background; click Pause "
                                     "to stop for now.")
             self.embed_button.setVisible(False)
