@@ -35,6 +35,14 @@ def test_an_older_index_says_what_each_migration_does(vault_dir, config):
         (0, 0, "Upgrading the index (4 of 4, migration 19): moving the unreadable shares' index into a table")]
 
 
+def test_a_new_index_says_it_is_created_not_upgraded(vault_dir, config):
+    heard: list[tuple[int, int, str]] = []
+    with MemoryService.open(vault_dir, embedder="none", config=config, sync=False,
+                            progress=lambda done, total, message: heard.append((done, total, message))) as svc:
+        assert svc.store.conn.execute("SELECT MAX(version) FROM schema_migrations").fetchone()[0] == 19
+    assert heard and set(heard) == {(0, 0, "Creating the index")}
+
+
 def test_a_current_index_says_nothing(vault_dir, config):
     with MemoryService.open(vault_dir, embedder="none", config=config):
         pass

@@ -39,6 +39,19 @@ def test_the_window_says_what_each_migration_does(qtbot, gui_settings, vault_dir
         close(w)
 
 
+def test_a_new_index_is_said_to_be_created(qtbot, gui_settings, vault_dir):
+    vault_dir.mkdir()
+    w, said = window(qtbot, gui_settings)
+    with qtbot.waitSignal(w.vault_opened, timeout=30000):
+        w.open_vault(vault_dir, embedder="none")
+    try:
+        assert "Creating the index" in said
+        assert not any("Upgrading" in m for m in said), said
+        assert w.opening_dialog.windowTitle() == "Creating the index"
+    finally:
+        close(w)
+
+
 def test_cancel_keeps_what_is_done_and_opens_no_vault(qtbot, gui_settings, vault_dir, config):
     old_vault(vault_dir, config)
     holder = db.connect(vault_dir / "index.db")

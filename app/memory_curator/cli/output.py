@@ -10,6 +10,7 @@ from collections.abc import Callable
 from typing import Any, TextIO
 
 from memory_curator.core.contract.results import to_jsonable
+from memory_curator.core.index.migrations import CREATING
 from memory_curator.core.model import NOT_EMBEDDED_YET, MemoryItem, SearchResult
 
 
@@ -101,7 +102,7 @@ class ProgressPrinter:
         self._every_s, self._clock, self._finished = every_s, clock, finished
         self._start = clock()
         self._message, self._since, self._printed, self._last = "", self._start, float("-inf"), self._start
-        self._spoke, self._unsaid = False, ""  # unsaid: the last count a log did not get yet
+        self._spoke, self._unsaid, self._written = False, "", ""  # unsaid: the last count a log did not get yet
 
     def __call__(self, done: int, total: int, message: str = "") -> None:
         now = self._last = self._clock()
@@ -112,9 +113,9 @@ class ProgressPrinter:
         said = ": ".join(part for part in dict.fromkeys((self._label, message)) if part)  # "updating" once
         text = said + (f": {done:,} of {total:,}" if total else "") + (f" ({took:.0f} s)" if took >= 1 else "")
         if not self._tty and (now - self._start < self._after_s or (not step and now - self._printed < self._every_s)):
-            self._unsaid = text
+            self._unsaid = text if text != self._written else ""  # the same words again are nothing new
             return
-        self._unsaid = ""
+        self._unsaid, self._written = "", text
         if self._tty:
             self._stream.write(f"\r{text[:200]}\x1b[K")
         else:
@@ -143,3 +144,8 @@ class OpeningPrinter(ProgressPrinter):
 
     def __init__(self, stream: TextIO | None = None, **options: Any):
         super().__init__("", stream, finished="The index is upgraded", **options)
+
+    def __call__(self, done: int, total: int, message: str = "") -> None:
+        if message.startswith(CREATING):  # a new index: its one line says it all, no "upgraded" after it
+            self._finished = None
+        super().__call__(done, total, message)

@@ -488,6 +488,8 @@ WHAT = {
     18: "giving each memory's link names a table of their own",
     19: "moving the unreadable shares' index into a table",
 }
+UPGRADING = "Upgrading the index"  # an older index's migrations: each one named (WHAT), with how far it is
+CREATING = "Creating the index"  # a new index's: said as one step
 LOCK_LOOK_S = 1.0  # a migration waiting for another process's write lock says so (and hears a cancel) this often
 LOCK_PATIENCE_S = 600.0  # and gives up after this (another process's upgrade at 1,000,000 memories: 46-98 s)
 TICK_OPS = 100_000  # SQLite's virtual-machine steps between two looks at the clock and the cancel token
@@ -500,27 +502,32 @@ class Report:
     message again every ``TICK_S`` from SQLite's progress handler, so a caller can show the time going by and a
     cancel interrupts the statement (the migration's transaction rolls back; the ones before it stay)."""
 
-    def __init__(self, conn: Connection, progress: ProgressFn | None, cancel: CancelToken | None, count: int):
+    def __init__(self, conn: Connection, progress: ProgressFn | None, cancel: CancelToken | None, count: int,
+                 creating: bool = False):
         self._conn, self._progress, self._cancel, self.count = conn, progress, cancel, count
         self.number, self.done, self._prefix, self._last, self._said = 0, 0, "", (0, 0, ""), 0.0
+        # A new index runs every migration on empty tables (a fraction of a second): it is created, not upgraded,
+        # and its migrations' names would only be noise.
+        self.creating = creating
+        self._doing = CREATING if creating else UPGRADING
         if progress is not None or cancel is not None:
             conn.set_progress_handler(self._tick, TICK_OPS)
 
     def begin(self, version: int, name: str) -> None:
         self.number += 1
-        self._prefix = f"Upgrading the index ({self.number} of {self.count}, migration {version})"
+        self._prefix = f"{UPGRADING} ({self.number} of {self.count}, migration {version})"
         self.step(0, 0, WHAT.get(version, name.replace("_", " ")))
 
     def step(self, done: int, total: int, what: str) -> None:
-        self._last = (done, total, f"{self._prefix}: {what}")
+        self._last = (0, 0, CREATING) if self.creating else (done, total, f"{self._prefix}: {what}")
         self._say()
         if self._cancel is not None and self._cancel.cancelled:
             raise self._stopped()
 
     def waiting(self) -> None:
         """Another process holds the write lock (it may be upgrading the index itself)."""
-        self._last = (0, 0, "Upgrading the index: waiting for another process writing to it (perhaps upgrading "
-                            "it too)")
+        verb = "creating" if self.creating else "upgrading"
+        self._last = (0, 0, f"{self._doing}: waiting for another process writing to it (perhaps {verb} it too)")
         self._say()
         if self._cancel is not None and self._cancel.cancelled:
             raise self._stopped()
@@ -550,7 +557,7 @@ class Report:
         return exc
 
     def _stopped(self) -> Cancelled:
-        return Cancelled(self.done, self.count, f"Upgrading the index stopped: {self.done} of {self.count} "
+        return Cancelled(self.done, self.count, f"{self._doing} stopped: {self.done} of {self.count} "
                          "migrations done (kept), the one under way undone; opening the vault again goes on from "
                          "there.")
 
@@ -592,7 +599,7 @@ def migrate(conn: Connection, progress: ProgressFn | None = None, cancel: Cancel
     todo = [m for m in MIGRATIONS if m[0] > have]
     if not todo:
         return applied
-    report = Report(conn, progress, cancel, len(todo))
+    report = Report(conn, progress, cancel, len(todo), creating=have == 0)
     try:
         for version, name, fn in todo:
             try:

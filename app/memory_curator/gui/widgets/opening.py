@@ -10,6 +10,8 @@ from typing import Any
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import QDialog, QDialogButtonBox, QLabel, QProgressBar, QVBoxLayout, QWidget
 
+from memory_curator.core.index.migrations import CREATING, UPGRADING
+
 SHOW_AFTER_MS = 1000  # a quick upgrade (a small vault) never shows the dialog; the status bar says it anyway
 
 CANCEL_HELP = ("Stop upgrading the index: the migrations done are kept, the one under way is undone, and the "
@@ -23,7 +25,7 @@ class OpeningDialog(QDialog):
     def __init__(self, request: Any, parent: QWidget | None = None):
         super().__init__(parent)
         self.setObjectName("openingDialog")
-        self.setWindowTitle("Upgrading the index")
+        self.setWindowTitle(UPGRADING)
         self.setWindowModality(Qt.WindowModality.WindowModal)
         self.message = QLabel("Opening the vault…", wordWrap=True, minimumWidth=420)
         self.bar = QProgressBar(minimum=0, maximum=0)
@@ -58,6 +60,8 @@ class OpeningDialog(QDialog):
             self._timer.start()
         if self.cancel_button.isEnabled():
             self.message.setText(message)
+        if message.startswith(CREATING):  # a new index: shown only on a machine slow enough to take a second
+            self.setWindowTitle(CREATING)
         self.bar.setMaximum(max(total, 0))
         self.bar.setValue(done)
 

@@ -14,6 +14,7 @@ from typing import Any
 from PySide6.QtCore import QTimer, Signal
 from PySide6.QtWidgets import QLabel, QProgressBar, QPushButton, QStatusBar
 
+from memory_curator.core.index.migrations import CREATING, UPGRADING
 from memory_curator.core.model import EmbedderStatus
 
 POLL_MS = 300  # how often the background embedding's progress is shown
@@ -185,10 +186,11 @@ class EngineStatusBar(QStatusBar):
 
     def watch_opening(self, request: Any) -> None:
         """The vault's opening (the engine's ``opening`` Request): an older index's migrations say what they do,
-        with a busy bar while one statement runs and how far a loop is (Cancel is the opening dialog's)."""
+        with a busy bar while one statement runs and how far a loop is (Cancel is the opening dialog's); a new
+        index says it is being created."""
 
         def progress(done: int, total: int, message: str) -> None:
-            self.embedder.setText("Upgrading the index…")
+            self.embedder.setText(f"{CREATING if message.startswith(CREATING) else UPGRADING}…")
             self.progress.setVisible(True)
             self.progress.setMaximum(max(total, 0))
             self.progress.setValue(done)
