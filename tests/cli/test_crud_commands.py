@@ -186,3 +186,18 @@ def test_a_port_out_of_range_is_a_usage_error(cli, command, port):
     """`serve --port 99999` went through to the socket's bind and ended with uvicorn's traceback."""
     r = cli(*command, "--port", port)
     assert r.code == 2 and f"--port: must be a port number from 1 to 65535 (got '{port}')" in r.err
+
+
+def test_merging_entities_no_memory_mentions_is_not_found_and_writes_nothing(cli, vault_dir):
+    """`entity-merge a --into b` printed 'merged' and exited 0 for names no memory mentions."""
+    assert cli("add", "We chose SQLite for the index", "-c", "decisions").code == 0
+    r = cli("entity-merge", "nope", "--into", "nada")
+    assert r.code == 1 and r.err == ("memory-curator: No entity named 'nope' or 'nada' in this vault (no memory "
+                                     "mentions any of them): nothing was merged. `memory-curator entities "
+                                     "[QUERY]` lists them.\n")
+    r = cli("entity-merge", "nope", "--into", "nada", "--json")
+    assert r.code == 1 and r.json["error"]["code"] == "NOT_FOUND"
+    assert not (vault_dir / "entities.yaml").exists()
+    # An alias declared ahead for a known entity is a merge, as before.
+    r = cli("entity-merge", "the embedded database", "--into", "SQLite", "--json")
+    assert r.code == 0 and "the embedded database" in r.json["entity"]["aliases"]

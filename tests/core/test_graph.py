@@ -13,7 +13,7 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from memory_curator.core.errors import ValidationError
+from memory_curator.core.errors import EntityNotFound, ValidationError
 from memory_curator.core.graph import corrections as corr
 from memory_curator.core.graph import names as name_finder
 from memory_curator.core.graph.extract import fold, wikilinks
@@ -197,6 +197,15 @@ def test_entities_come_in_pages_in_the_order_of_the_whole_list_and_follow_change
     svc.graph.merge(["Person1"], into="Person0")
     assert [e.name for e in svc.graph.entities(query="person1")][0] == "Person0"  # found by its alias too
     assert svc.graph.entities(limit=100, query="person0")[0].count == 2
+
+
+def test_a_merge_of_names_no_memory_mentions_is_not_found(svc):
+    svc.save("Gandros cast a spell.", title="Spell")
+    with pytest.raises(EntityNotFound, match="'Gandalf' or 'Gandolf'"):
+        svc.graph.merge(["Gandalf"], into="Gandolf")
+    assert svc.graph.entity("Gandolf") is None and svc.graph.corrections.entities == {}
+    svc.graph.merge(["Gandalf"], into="Gandros")  # an alias declared ahead for a known entity
+    assert svc.graph.entity("gandalf").name == "Gandros"
 
 
 def test_shared_entity_links_rank_the_rarer_shared_entity_first(svc):

@@ -101,7 +101,11 @@ def _merge_args(p: argparse.ArgumentParser) -> None:
 
 @command("entity-merge", "merge entities into one (kept in entities.yaml, across rebuilds)", _merge_args)
 def cmd_entity_merge(args, vault, config):
-    data = _run(args, vault, config, "entity_merge", {"names": args.names, "into": args.into})
+    try:
+        data = _run(args, vault, config, "entity_merge", {"names": args.names, "into": args.into})
+    except graph_calls.EntityNotFound as exc:
+        output.error(f"{exc} `memory-curator entities [QUERY]` lists them.", args.json, code=exc.code)
+        return EXIT_NOT_FOUND
     e = data["entity"]
     _emit(args, data, [f"{e['name']}: {e['count']} memories, also {', '.join(e['aliases'])}" if e else "merged"])
 

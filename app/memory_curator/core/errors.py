@@ -37,6 +37,12 @@ class MemoryNotFoundError(CuratorError):
         self.memory_id = memory_id
 
 
+class EntityNotFound(CuratorError):
+    """No memory mentions the entity (for a remote caller: none of the memories it may see)."""
+
+    code = "NOT_FOUND"
+
+
 class StorageError(CuratorError):
     """Reading or writing a vault file failed (disk full, permissions, a broken file)."""
 

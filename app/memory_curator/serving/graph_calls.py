@@ -9,16 +9,12 @@ from typing import Any
 
 from memory_curator.core.contract import graph as g
 from memory_curator.core.contract.results import memory_dict, owner_of
-from memory_curator.core.errors import CuratorError
+from memory_curator.core.errors import EntityNotFound
 from memory_curator.core.graph.graph import Entity
 from memory_curator.core.index.filters import Filters
 from memory_curator.core.progress import CancelToken, ProgressFn
 from memory_curator.core.service import MemoryService
 from memory_curator.serving.calls import Caller, Forbidden, owned
-
-
-class EntityNotFound(CuratorError):
-    code = "NOT_FOUND"
 
 
 def _seen(caller: Caller) -> Filters:

@@ -104,7 +104,8 @@ OPERATIONS: tuple[Operation, ...] = (
               g.GraphQuery, g.GraphAnswer, python="graph.query", mcp="memory_graph_query",
               http=Http("POST", "/v1/graph/query"), cli="graph-query"),
     Operation("entity_merge", "Merge entities: names become aliases of into (kept in entities.yaml, across "
-              "rebuilds).", g.EntityMerge, g.Corrected, python="graph.merge", cli="entity-merge"),
+              "rebuilds).", g.EntityMerge, g.Corrected, BASE_ERRORS + ("NOT_FOUND",), python="graph.merge",
+              cli="entity-merge"),
     Operation("entity_rename", "Show an entity under another name.", g.EntityRename, g.Corrected,
               python="graph.rename", cli="entity-rename"),
     Operation("entity_hide", "Mark a name as not an entity (or take that back).", g.EntityHide, g.Corrected,

@@ -13,7 +13,7 @@ from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from memory_curator.core.errors import ValidationError
+from memory_curator.core.errors import EntityNotFound, ValidationError
 from memory_curator.core.graph import retrieval
 from memory_curator.core.graph.corrections import FILE_NAME, Corrections, CorrectionsError, CorrectionsFile
 from memory_curator.core.graph.extract import fold
@@ -301,10 +301,16 @@ class EntityGraph:
         return self.file.load()
 
     def merge(self, names: Sequence[str], into: str) -> Entity | None:
-        """The entities ``names`` are the same as ``into``: one entity, the others' names its aliases."""
+        """The entities ``names`` are the same as ``into``: one entity, the others' names its aliases. A name no
+        memory mentions yet may join a known entity (an alias declared ahead); when no name given is known, it
+        is a mistyped name, and nothing is written (EntityNotFound)."""
         names = [n for n in names if n and n.strip()]
         if not into or not into.strip() or not names:
             raise ValidationError("Name the entities to merge and the one to keep.", field="names")
+        given = list(dict.fromkeys([*names, into.strip()]))
+        if all(self.entity(n) is None for n in given):
+            raise EntityNotFound(f"No entity named {' or '.join(map(repr, given))} in this vault (no memory "
+                                 "mentions any of them): nothing was merged.")
         self._change(lambda fix: fix.merge(list(names), into.strip()))
         return self.entity(into)
 
