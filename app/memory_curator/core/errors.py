@@ -52,10 +52,13 @@ class StorageError(CuratorError):
 class VaultFileError(StorageError):
     """A markdown file in the vault could not be read as a memory. The file is left untouched."""
 
-    def __init__(self, path, reason: str):
+    def __init__(self, path, reason: str, *, file_stat=None):
         super().__init__(f"{path}: {reason}")
         self.path = path
         self.reason = reason
+        # The modification time and size of the bytes judged, when the verdict is about them alone (binary, not
+        # UTF-8, broken frontmatter), not about the file system (a permission, a link, a read error).
+        self.file_stat = file_stat
 
 
 class ConflictedFile(VaultFileError):
@@ -66,9 +69,8 @@ class ConflictedFile(VaultFileError):
     code = "SYNC_CONFLICT"
 
     def __init__(self, path, reason: str, item=None, *, file_stat=None):
-        super().__init__(path, reason)
+        super().__init__(path, reason, file_stat=file_stat)  # as read (Vault.read_stat)
         self.item = item
-        self.file_stat = file_stat  # the file's modification time and size as read (Vault.read_stat)
 
 
 class IndexError_(CuratorError):

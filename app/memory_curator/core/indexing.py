@@ -40,6 +40,10 @@ log = logging.getLogger(__name__)
 
 WRITE_BATCH = 2000  # rows per transaction while rebuilding: bounded memory, few commits
 READ_AHEAD_MIN = 200  # files to read before read-ahead is worth a thread
+# An unreadable file is skipped by the next syncs while its mtime and size stay as read, only once its mtime is
+# this old when read (as git's racy check): on a file system counting mtime in 1 or 2 s steps (ext3, FAT, HFS+)
+# a fix of the same size written in the same step would keep both.
+RACY_NS = 3_000_000_000
 
 
 @dataclass
@@ -250,7 +254,9 @@ def index_file(store: IndexStore, vault: Vault, rel: str, seen_ids: dict[str, st
         item, conflict = exc.item, exc.reason
     except VaultFileError as exc:
         store.delete_path(rel)
-        store.set_problem(rel, exc.reason)
+        found = exc.file_stat
+        settled = found is not None and time.time_ns() - found.mtime_ns > RACY_NS
+        store.set_problem(rel, exc.reason, (found.mtime_ns, found.size) if settled else None)
         return None
     problem = None
     if seen_ids is not None:
@@ -423,6 +429,8 @@ def _compare(store: IndexStore, vault: Vault, known_problems: set[str], tracker:
         for st in part:
             if st.rel in known_problems:
                 diff.problem_files[st.rel] = st
+                if not fresh and store.problem_stat(st.rel) == (st.mtime_ns, st.size):
+                    continue  # the same bytes found unreadable before: a fixed file has another mtime or size
             old = indexed.get(st.rel)
             if old is None:
                 diff.changed[st.rel] = st

@@ -82,6 +82,10 @@ class IndexStore:
         # Its thread starts at the first transaction(checkpoint=False).
         self._checkpointer = Checkpointer(getattr(conn, "path", ":memory:"), checkpoint_gap_s)
         self._recalls: QueuedRecalls | None = None
+        # (mtime_ns, size) of the files whose problem this process recorded from their bytes alone: a sync skips
+        # them while both are unchanged (see indexing._compare). In memory only: a new version of the app, which
+        # may read what this one cannot, reads them again at its first sync.
+        self._problem_stats: dict[str, tuple[int, int]] = {}
 
     @classmethod
     def open(cls, path: Path, root: Path, checkpoint_gap_s: float = GAP_S, *, progress: ProgressFn | None = None,
@@ -292,6 +296,7 @@ class IndexStore:
         self.conn.execute("DELETE FROM memories")
         self._touched()
         self.conn.execute("DELETE FROM vault_problems")
+        self._problem_stats.clear()
         self.vectors.clear()
 
     def clear_all_at_once(self) -> None:
@@ -537,14 +542,24 @@ class IndexStore:
 
     # -- vault problems -------------------------------------------------------------------------------
 
-    def set_problem(self, rel: str, reason: str) -> None:
+    def set_problem(self, rel: str, reason: str, file_stat: tuple[int, int] | None = None) -> None:
+        """``file_stat``: the (mtime_ns, size) of the bytes the problem is about (kept in this process only)."""
         self.conn.execute(
             "INSERT OR REPLACE INTO vault_problems (file_path, reason, seen_at) VALUES (?, ?, ?)",
             (rel, reason, format_dt(utcnow())),
         )
+        if file_stat is None:
+            self._problem_stats.pop(rel, None)
+        else:
+            self._problem_stats[rel] = file_stat
 
     def clear_problem(self, rel: str) -> None:
         self.conn.execute("DELETE FROM vault_problems WHERE file_path = ?", (rel,))
+        self._problem_stats.pop(rel, None)
+
+    def problem_stat(self, rel: str) -> tuple[int, int] | None:
+        """The (mtime_ns, size) this process recorded ``rel``'s problem for, if it was about its bytes alone."""
+        return self._problem_stats.get(rel)
 
     def problem_of(self, rel: str) -> str | None:
         row = self.conn.execute("SELECT reason FROM vault_problems WHERE file_path = ?", (rel,)).fetchone()

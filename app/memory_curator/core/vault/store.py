@@ -231,11 +231,11 @@ class Vault:
         raw, st = self._read_bytes(rel)
         found = FileStat(rel, st.st_mtime_ns, st.st_size)
         if b"\x00" in raw[:8192]:
-            raise VaultFileError(rel, "is a binary file, not markdown")
+            raise VaultFileError(rel, "is a binary file, not markdown", file_stat=found)
         try:
             text = raw.decode("utf-8")
         except UnicodeDecodeError:
-            raise VaultFileError(rel, "is not UTF-8 text") from None
+            raise VaultFileError(rel, "is not UTF-8 text", file_stat=found) from None
 
         def mtime() -> datetime:  # only a file without created_at asks for it
             return datetime.fromtimestamp(st.st_mtime, tz=timezone.utc).replace(microsecond=0)
@@ -247,7 +247,10 @@ class Vault:
             except VaultFileError:
                 ours = None
             raise ConflictedFile(rel, CONFLICT_REASON, ours, file_stat=found)
-        return self.decode(rel, text, mtime), found
+        try:
+            return self.decode(rel, text, mtime), found
+        except VaultFileError as exc:
+            raise VaultFileError(rel, exc.reason, file_stat=found) from None
 
     def read_text(self, rel: str) -> str:
         """The file's text as it is (a conflict's markers and all), with ``read``'s checks and errors."""
