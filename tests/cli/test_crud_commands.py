@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+import socket
 import sys
 from pathlib import Path
 
@@ -201,3 +202,21 @@ def test_merging_entities_no_memory_mentions_is_not_found_and_writes_nothing(cli
     # An alias declared ahead for a known entity is a merge, as before.
     r = cli("entity-merge", "the embedded database", "--into", "SQLite", "--json")
     assert r.code == 0 and "the embedded database" in r.json["entity"]["aliases"]
+
+
+@pytest.mark.parametrize("command", [["serve"], ["mcp", "--http"]])
+def test_a_port_in_use_is_said_before_the_vault_opens(cli, command, vault_dir, tmp_path, monkeypatch):
+    """A port in use printed 'Memory Curator API on ...' after opening the vault, then uvicorn's 'address already
+    in use'."""
+    monkeypatch.setenv("MEMORY_CURATOR_TOKEN_FILE", str(tmp_path / "token"))
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = str(taken.getsockname()[1])
+        r = cli(*command, "--port", port)
+        assert r.code == 3 and r.out == ""
+        assert r.err == (f"memory-curator: Port {port} on 127.0.0.1 is already in use (another Memory Curator "
+                         "server, or another program): stop that one, or choose another port with --port.\n")
+        r = cli(*command, "--port", port, "--json")
+        assert r.code == 3 and r.json["error"]["code"] == "CANNOT_LISTEN"
+    assert not vault_dir.exists()  # nothing opened, nothing created

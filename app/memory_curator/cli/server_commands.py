@@ -82,15 +82,17 @@ def cmd_serve(args, vault, config):
         return 0
     _warn_if_exposed(args.host)
     from memory_curator.server.run import serve_http  # noqa: PLC0415 - heavy, see the note at the top
+    from memory_curator.serving.listen import bind  # noqa: PLC0415 - heavy (uvicorn)
 
-    worker = ServiceWorker(lambda: open_service(args, vault, config, watch=True))
-    print(f"Memory Curator API on http://{args.host}:{args.port} (vault {worker.svc.vault.root}); token file "
-          f"{token_path}", file=sys.stderr)
-    try:
-        with _sigterm_as_exit():
-            serve_http(worker, token, host=args.host, port=args.port, require_user=args.require_user)
-    finally:
-        worker.close()
+    with bind(args.host, args.port) as sock:  # a port in use is said before the vault opens
+        worker = ServiceWorker(lambda: open_service(args, vault, config, watch=True))
+        print(f"Memory Curator API on http://{args.host}:{args.port} (vault {worker.svc.vault.root}); token file "
+              f"{token_path}", file=sys.stderr)
+        try:
+            with _sigterm_as_exit():
+                serve_http(worker, token, sock, host=args.host, require_user=args.require_user)
+        finally:
+            worker.close()
 
 
 def _mcp_args(p: argparse.ArgumentParser) -> None:
@@ -104,19 +106,25 @@ def _mcp_args(p: argparse.ArgumentParser) -> None:
          _mcp_args)
 def cmd_mcp(args, vault, config):
     from memory_curator.mcp.server import serve as serve_mcp  # noqa: PLC0415 - heavy, see the note at the top
+    from memory_curator.serving.listen import bind  # noqa: PLC0415 - heavy (uvicorn)
 
-    token = None
+    token = sock = None
     if args.http:
         _warn_if_exposed(args.host)
         token_path = default_token_path()
         token = load_or_create_token(token_path)
-    worker = ServiceWorker(lambda: open_service(args, vault, config, watch=True))
-    if args.http:
-        print(f"Memory Curator MCP on http://{args.host}:{args.port}/mcp (vault {worker.svc.vault.root}); clients "
-              f"send 'Authorization: Bearer <token>', the token is in {token_path}", file=sys.stderr)
+        sock = bind(args.host, args.port)  # a port in use is said before the vault opens
     try:
-        with _sigterm_as_exit():
-            serve_mcp(worker, http=args.http, host=args.host, port=args.port, client=args.client, token=token,
-                      allowed_hosts=(args.host,), require_user=args.require_user)
+        worker = ServiceWorker(lambda: open_service(args, vault, config, watch=True))
+        if args.http:
+            print(f"Memory Curator MCP on http://{args.host}:{args.port}/mcp (vault {worker.svc.vault.root}); "
+                  f"clients send 'Authorization: Bearer <token>', the token is in {token_path}", file=sys.stderr)
+        try:
+            with _sigterm_as_exit():
+                serve_mcp(worker, sock=sock, host=args.host, client=args.client, token=token,
+                          allowed_hosts=(args.host,), require_user=args.require_user)
+        finally:
+            worker.close()
     finally:
-        worker.close()
+        if sock is not None:
+            sock.close()

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import asyncio
+import socket
 from collections.abc import AsyncIterator, Collection
 from contextlib import asynccontextmanager
 from typing import Any
 
-import uvicorn
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import CallToolResult, TextContent
@@ -17,6 +17,7 @@ from memory_curator.core.contract.errors import parse
 from memory_curator.core.contract.operations import by_mcp_tool
 from memory_curator.core.errors import ValidationError
 from memory_curator.mcp import tools
+from memory_curator.serving import listen
 from memory_curator.serving.bearer import RequireBearer
 from memory_curator.serving.guards import Guard
 from memory_curator.serving.worker import ServiceWorker
@@ -70,12 +71,12 @@ def build_server(worker: ServiceWorker, client: str = "mcp", *, require_user: bo
     return server
 
 
-def serve(worker: ServiceWorker, *, http: bool = False, host: str = "127.0.0.1", port: int = 8765,
-          client: str = "mcp", token: str | None = None, allowed_hosts: Collection[str] = (),
-          require_user: bool = False) -> None:
-    """Serve until the client disconnects (stdio) or the process is stopped (HTTP, which needs ``token``)."""
+def serve(worker: ServiceWorker, *, sock: socket.socket | None = None, host: str = "127.0.0.1", client: str = "mcp",
+          token: str | None = None, allowed_hosts: Collection[str] = (), require_user: bool = False) -> None:
+    """Serve until the client disconnects (stdio) or the process is stopped (HTTP on ``sock``, bound by
+    serving.listen.bind before the vault opened, at the address ``host``; it needs ``token``)."""
     server = build_server(worker, client, require_user=require_user)
-    if not http:
+    if sock is None:
         server.run("stdio")
         return
     if not token:
@@ -83,4 +84,4 @@ def serve(worker: ServiceWorker, *, http: bool = False, host: str = "127.0.0.1",
     # The Host allow-list and the token keep out web pages and every other local program that can reach the port,
     # as for the HTTP API; the body limit is counted while the body arrives.
     app = Guard(RequireBearer(server.streamable_http_app(host=host), token), allowed_hosts=allowed_hosts)
-    uvicorn.run(app, host=host, port=port, log_level="warning", access_log=False)
+    listen.run(app, sock)
