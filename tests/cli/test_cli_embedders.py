@@ -35,7 +35,7 @@ def test_ollama_up_down_and_back(cli, ollama_env):
 
     ollama_env.start()
     r = cli("reindex", embedder="auto")
-    assert r.code == 0 and r.out.strip() == "embedded 1 memories"
+    assert r.code == 0 and r.out.strip() == "embedded 1 memory"
     assert cli("stats", "--json").json["stats"]["unembedded_count"] == 0
 
 

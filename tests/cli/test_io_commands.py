@@ -27,6 +27,23 @@ def test_import_prints_each_file_and_exits_2_when_one_failed(tmp_path, capsys):
     assert code == 0 and len(json.loads(out)) == 2
 
 
+def test_counts_of_one_are_singular(tmp_path, capsys):
+    """A new user's first import said '(1 memories)' and '1 memories from 1 files'."""
+    vault = tmp_path / "v"
+    (tmp_path / "note.md").write_text("# Note\n\nGandros keeps the keys.", encoding="utf-8")
+    code, out, _ = run(capsys, vault, "import", tmp_path / "note.md")
+    assert code == 0
+    assert out.splitlines() == [f"imported  {tmp_path / 'note.md'}  (1 memory)", "1 memory from 1 file; 0 skipped, 0 failed"]
+    code, out, _ = run(capsys, vault, "entity", "Gandros")
+    assert code == 0 and out.startswith("Gandros: 1 memory\n")
+    code, out, _ = run(capsys, vault, "export", "--out", tmp_path / "tree")
+    assert code == 0 and out.startswith("exported 1 memory to ")
+    code, out, _ = run(capsys, vault, "rebuild")
+    assert code == 0 and out.strip() == "indexed 1 memory"
+    code, out, _ = run(capsys, vault, "classify")
+    assert code == 0 and out.strip().endswith(" of 1 memory got new labels")
+
+
 def test_import_json_output_and_exit_codes(tmp_path, capsys):
     vault = tmp_path / "v"
     (tmp_path / "a.txt").write_text("alpha text", encoding="utf-8")
@@ -43,9 +60,9 @@ def test_export_then_import_round_trip_on_the_command_line(tmp_path, capsys):
     code, out, _ = run(capsys, vault, "export", "--format", "json", "--out", tmp_path / "all.json", "--json")
     assert code == 0 and json.loads(out)["count"] == 2
     code, out, _ = run(capsys, vault, "export", "-c", "decisions", "--out", tmp_path / "tree")
-    assert code == 0 and "exported 1 memories" in out and list((tmp_path / "tree" / "decisions").glob("*.md"))
+    assert code == 0 and "exported 1 memory to" in out and list((tmp_path / "tree" / "decisions").glob("*.md"))
     code, out, _ = run(capsys, tmp_path / "v2", "import", tmp_path / "all.json")
-    assert code == 0 and "2 memories from 1 files" in out
+    assert code == 0 and "2 memories from 1 file;" in out
     code, out, _ = run(capsys, tmp_path / "v2", "import", tmp_path / "all.json")
     assert code == 1 and "skipped" in out  # nothing new
 

@@ -27,7 +27,7 @@ def test_several_sources_at_once_and_bad_input(cli, tmp_path):
     m0 = tmp_path / "mem0.json"
     m0.write_text(json.dumps({"results": [mem0_record("m1", "Likes green tea")]}))
     r = cli("import-from", str(folder), str(m0))
-    assert r.code == 0 and "claude-code: 3 memories from 3 items" in r.out and "mem0: 1 memories" in r.out
+    assert r.code == 0 and "claude-code: 3 memories from 3 items" in r.out and "mem0: 1 memory from 1 item;" in r.out
     assert cli("import-from", str(m0), str(folder), "--item", "m1").code == 2  # --item needs one source
     r = cli("import-from", str(tmp_path / "missing.zip"), "--json")
     assert r.code == 2 and r.json["error"]["code"] == "VALIDATION_ERROR"

@@ -293,7 +293,7 @@ def cmd_rebuild(args, vault, config):
         if args.json:
             output.emit_json(data)
         else:
-            print(f"indexed {report.added} memories")
+            print(f"indexed {output.counted(report.added, 'memory')}")
             for p, r in report.problems:
                 output.warn(f"skipped {p}: {r}")
 
@@ -343,4 +343,4 @@ def cmd_reindex(args, vault, config):
         else:
             n = svc.reindex_missing(progress=bar)
         bar.finish()
-        output.emit_json({"embedded": n}) if args.json else print(f"embedded {n} memories")
+        output.emit_json({"embedded": n}) if args.json else print(f"embedded {output.counted(n, 'memory')}")

@@ -60,8 +60,8 @@ def cmd_entity(args, vault, config):
                      args.json, code="NOT_FOUND")
         return EXIT_NOT_FOUND
     e = data["entity"]
-    _emit(args, data, [f"{e['name']}: {e['count']} memories" + (f", also {', '.join(e['aliases'])}"
-                                                                 if e["aliases"] else ""),
+    _emit(args, data, [f"{e['name']}: {output.counted(e['count'], 'memory')}"
+                       + (f", also {', '.join(e['aliases'])}" if e["aliases"] else ""),
                        *(f"{m['id']}  [{m['category']}]  {m['title']}" for m in data["memories"])])
 
 
@@ -107,7 +107,8 @@ def cmd_entity_merge(args, vault, config):
         output.error(f"{exc} `memory-curator entities [QUERY]` lists them.", args.json, code=exc.code)
         return EXIT_NOT_FOUND
     e = data["entity"]
-    _emit(args, data, [f"{e['name']}: {e['count']} memories, also {', '.join(e['aliases'])}" if e else "merged"])
+    _emit(args, data, [f"{e['name']}: {output.counted(e['count'], 'memory')}, also {', '.join(e['aliases'])}"
+                       if e else "merged"])
 
 
 def _rename_args(p: argparse.ArgumentParser) -> None:
@@ -157,5 +158,5 @@ def cmd_classify(args, vault, config):
         data = graph_calls.classify(svc, inp, OWNER, progress=bar, cancel=token)
         bar.finish()
     stopped = f"cancelled after {data['done']} of {data['total']}; " if data["cancelled"] else ""
-    _emit(args, data, [f"{stopped}{data['changed']} of {data['done']} memories got new labels"])
+    _emit(args, data, [f"{stopped}{data['changed']} of {output.counted(data['done'], 'memory')} got new labels"])
     return EXIT_CANCELLED if data["cancelled"] else 0

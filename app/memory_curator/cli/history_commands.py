@@ -89,4 +89,4 @@ def cmd_inbox(args, vault, config):
         action = svc.inbox.approve(args.ids) if args.action == "approve" else svc.inbox.reject(args.ids)
         done = {"approve": "approved", "reject": "moved to the trash"}[action.kind]
         output.emit_json({"action": action.kind, "ids": action.ids}) if args.json else print(
-            f"{done}: {len(action.ids)} memories")
+            f"{done}: {output.counted(len(action.ids), 'memory')}")

@@ -38,14 +38,16 @@ def cmd_import(args, vault, config):
         output.emit_json(report.as_dict())
     else:
         for f in report.files:
-            detail = {"imported": f"{len(f.memory_ids)} memories",
-                      "updated": f"{len(f.updated_ids)} memories took the file's new text"}.get(f.status, f.error)
+            detail = {"imported": output.counted(len(f.memory_ids), "memory"),
+                      "updated": f"{output.counted(len(f.updated_ids), 'memory')} took the file's new text"}.get(
+                f.status, f.error)
             print(f"{f.status:<9} {f.path}  ({detail})")
             for w in f.warnings:
                 print(f"          warning: {w}")
         d = report.as_dict()
         updated = f"{d['updated_files']} updated, " if d["updated_files"] else ""
-        print(f"{d['memory_count']} memories from {d['imported_files']} files; {updated}{d['skipped_files']} skipped, "
+        print(f"{output.counted(d['memory_count'], 'memory')} from {output.counted(d['imported_files'], 'file')}; "
+              f"{updated}{d['skipped_files']} skipped, "
               f"{d['failed_files']} failed" + ("; cancelled" if report.cancelled else ""))
     if report.cancelled:
         return EXIT_CANCELLED
@@ -68,7 +70,7 @@ def cmd_export(args, vault, config):
     if args.json:
         output.emit_json(report)
     else:
-        print(f"exported {report.count} memories to {report.path}")
+        print(f"exported {output.counted(report.count, 'memory')} to {report.path}")
         for p in report.problems:
             output.warn(f"skipped unreadable file {p['path']}: {p['reason']}")
     return 0

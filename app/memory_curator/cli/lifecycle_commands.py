@@ -40,7 +40,8 @@ def cmd_score(args, vault, config):
         manual = f"  (set by hand; formula {s.computed:.3f})" if s.override is not None else ""
         _emit(args, s, [
             f"importance {s.importance:.3f}{manual}",
-            f"  frequency {s.access_frequency:.3f} ({s.recent_accesses} recalls in {config.access_log_days} days)"
+            f"  frequency {s.access_frequency:.3f} ({output.counted(s.recent_accesses, 'recall')} in "
+            f"{output.counted(config.access_log_days, 'day')})"
             f"  recency {s.recency:.3f}  age {s.age_factor:.3f}",
         ])
 
@@ -60,7 +61,7 @@ def _decay_args(p: argparse.ArgumentParser) -> None:
 def cmd_decay(args, vault, config):
     with open_service(args, vault, config) as svc:
         n = svc.decay_salience(args.days)
-        _emit(args, {"decayed": n}, [f"decayed {n} memories"])
+        _emit(args, {"decayed": n}, [f"decayed {output.counted(n, 'memory')}"])
 
 
 def _pin_args(p: argparse.ArgumentParser) -> None:
@@ -109,14 +110,14 @@ def _cleanup_args(p: argparse.ArgumentParser) -> None:
 def cmd_cleanup(args, vault, config):
     with open_service(args, vault, config) as svc:
         n = svc.cleanup(args.min_salience)
-        _emit(args, {"trashed": n}, [f"moved {n} memories to the trash"])
+        _emit(args, {"trashed": n}, [f"moved {output.counted(n, 'memory')} to the trash"])
 
 
 @command("clear-expired", "move memories whose expires_at has passed to the trash")
 def cmd_clear_expired(args, vault, config):
     with open_service(args, vault, config) as svc:
         n = svc.clear_expired()
-        _emit(args, {"trashed": n}, [f"moved {n} expired memories to the trash"])
+        _emit(args, {"trashed": n}, [f"moved {output.counted(n, 'expired memory')} to the trash"])
 
 
 def _consolidate_args(p: argparse.ArgumentParser) -> None:
@@ -138,7 +139,8 @@ def cmd_consolidate(args, vault, config):
         if args.undo:
             back = svc.undo_consolidation(args.undo)
             _emit(args, {"restored": [it.id for it in back], "trashed": args.undo},
-                  [*(output.item_line(it) for it in back), f"{len(back)} memories back; the summary is in the trash"])
+                  [*(output.item_line(it) for it in back),
+                   f"{output.counted(len(back), 'memory')} back; the summary is in the trash"])
             return
         searches = []  # --query's search (the service's default mode), for the upkeep note after the answer
         if args.preview:
@@ -191,12 +193,12 @@ def cmd_trash(args, vault, config):
             _emit(args, item, [f"restored {output.item_line(item)}"])
         else:
             waiting = len(svc.list_trash())
-            if waiting and not args.yes and not _confirmed(f"Delete the {waiting} memories in the trash for good? "
-                                                           "This cannot be undone. [y/N] "):
+            if waiting and not args.yes and not _confirmed(f"Delete the {output.counted(waiting, 'memory')} in the "
+                                                           "trash for good? This cannot be undone. [y/N] "):
                 print("nothing deleted", file=sys.stderr)
                 return 1
             n = svc.empty_trash()
-            _emit(args, {"deleted": n}, [f"deleted {n} files from the trash for good"])
+            _emit(args, {"deleted": n}, [f"deleted {output.counted(n, 'file')} from the trash for good"])
 
 
 def _confirmed(question: str) -> bool:

@@ -68,13 +68,20 @@ def item_full(item: MemoryItem) -> str:
         f"source:     {item.source}",
         f"created:    {item.created_at.isoformat()}",
         f"updated:    {item.updated_at.isoformat()}",
-        f"accessed:   {item.access_count} times",
-        f"embedded:   {f'yes, {item.chunk_count} chunk(s)' if item.embedded else 'no'}",
+        f"accessed:   {counted(item.access_count, 'time')}",
+        f"embedded:   {'yes, ' + counted(item.chunk_count, 'chunk') if item.embedded else 'no'}",
         f"file:       {item.file_path}",
         "",
         item.content,
     ]
     return "\n".join(lines)
+
+
+def counted(n: int, noun: str) -> str:
+    """``n`` and the noun that agrees with it: "1 memory", "2 memories", "0 files", "30 days"."""
+    if n == 1:
+        return f"{n} {noun}"
+    return f"{n} {noun[:-1]}ies" if noun.endswith("y") and noun[-2:-1] not in "aeiou" else f"{n} {noun}s"
 
 
 def result_line(rank: int, r: SearchResult) -> str:

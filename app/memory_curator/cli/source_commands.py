@@ -71,10 +71,10 @@ def cmd_import_from(args, vault, config):
 
 
 def _print_preview(p: dict) -> None:
-    print(f"{p['format']}: {p['path']} ({len(p['items'])} items)")
+    print(f"{p['format']}: {p['path']} ({output.counted(len(p['items']), 'item')})")
     for it in p["items"]:
         when = (it["updated_at"] or it["created_at"] or "")[:10]
-        size = f"{it['messages']} messages, " if it["messages"] else ""
+        size = f"{output.counted(it['messages'], 'message')}, " if it["messages"] else ""
         print(f"  {it['state']:<9} {when:<10} {size}{it['chars']:>7} chars  {it['title']}\n            key: {it['key']}")
     for prob in p["problems"]:
         output.warn(f"not readable: {prob['where']}: {prob['reason']}")
@@ -85,7 +85,8 @@ def _print_preview(p: dict) -> None:
 def _print_report(r) -> None:
     for it in r.items:
         if it.status == "imported":
-            detail = f"{len(it.memory_ids)} memories" + (f", {len(it.updated_ids)} updated" if it.updated_ids else "")
+            detail = output.counted(len(it.memory_ids), "memory") + (
+                f", {len(it.updated_ids)} updated" if it.updated_ids else "")
         elif it.status == "updated":
             detail = f"{len(it.updated_ids)} updated"
         else:
@@ -96,7 +97,9 @@ def _print_report(r) -> None:
     for prob in r.problems:
         output.warn(f"not readable: {prob['where']}: {prob['reason']}")
     d = r.as_dict()
-    print(f"{r.format}: {d['memory_count']} memories from {d['imported_items']} items; {d['updated_items']} updated, "
+    print(f"{r.format}: {output.counted(d['memory_count'], 'memory')} from "
+          f"{output.counted(d['imported_items'], 'item')}; "
+          f"{d['updated_items']} updated, "
           f"{d['skipped_items']} skipped, {d['failed_items']} failed" + ("; cancelled" if r.cancelled else ""))
 
 
@@ -126,7 +129,7 @@ def cmd_export_claude_code(args, vault, config):
     if args.json:
         output.emit_json(report)
     else:
-        print(f"wrote {report.count} memories to {report.path} ({', '.join(report.files[:5])}"
+        print(f"wrote {output.counted(report.count, 'memory')} to {report.path} ({', '.join(report.files[:5])}"
               f"{' ...' if len(report.files) > 5 else ''})")
         if report.backup:
             print(f"the files it replaced are in {report.backup}")
