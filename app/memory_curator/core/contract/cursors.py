@@ -63,7 +63,9 @@ def decode(text: str) -> Cursor:
         body = json.loads(raw.decode("utf-8"))
     except (ValueError, binascii.Error, UnicodeDecodeError):
         raise _refuse("it does not decode") from None
-    if not isinstance(body, dict) or body.get("v") != 1 or body.get("o") not in _ORDERS:
+    # "o" is looked up in a set: a list or an object there (any JSON) must be refused, not raise TypeError (a 500)
+    if not isinstance(body, dict) or body.get("v") != 1 or not isinstance(body.get("o"), str) \
+            or body["o"] not in _ORDERS:
         raise _refuse("unknown form")
     order = body["o"]
     if set(body) == {"v", "o", "k", "r"}:
