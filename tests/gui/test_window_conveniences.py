@@ -108,6 +108,26 @@ def test_the_first_run_tour_has_three_steps_and_stays_dismissed(qtbot, gui_setti
     assert again.show_tour(force=True) is not None  # but from Help › Show the tour
 
 
+def test_escape_closes_the_tour_as_skip_does_wherever_the_focus_is(qtbot, gui_settings):
+    """Escape did nothing to the tour (it went to Edit › Find, which only focused the search box)."""
+    w = MainWindow(gui_settings)
+    qtbot.addWidget(w)
+    w.show()
+    qtbot.waitExposed(w)
+    for focus in ("next_button", "search_bar"):
+        tour = w.show_tour(force=True)
+        target = tour.next_button if focus == "next_button" else w.search_bar.edit
+        target.setFocus()
+        qtbot.waitUntil(target.hasFocus)
+        with qtbot.waitSignal(tour.finished, timeout=2000):
+            qtbot.keyClick(QApplication.focusWidget(), Qt.Key.Key_Escape)
+        assert not tour.isVisible() and gui_settings.tour_done
+    w.list_view.setFocus()  # the tour gone, Escape is Edit › Find's again: back to the search box
+    qtbot.waitUntil(w.list_view.hasFocus)
+    qtbot.keyClick(w.list_view, Qt.Key.Key_Escape)
+    assert w.search_bar.edit.hasFocus()
+
+
 def test_the_tour_opens_at_the_first_start_and_not_after_it_was_skipped(qtbot, gui_settings, vault_dir, seeded):
     def started(settings):
         w = start(settings, vault_dir)

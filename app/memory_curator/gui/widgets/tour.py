@@ -1,11 +1,12 @@
 """A three-step first-run tour (search, edit, import): a small card beside the part of the window it is
-about. Finishing or skipping it dismisses it for good; Help › Show the tour brings it back."""
+about. Finishing or skipping it (Skip, or Escape) dismisses it for good; Help › Show the tour brings it back."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from PySide6.QtCore import QPoint, Signal
+from PySide6.QtCore import QEvent, QObject, QPoint, Qt, Signal
+from PySide6.QtGui import QKeyEvent
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
 
@@ -48,6 +49,9 @@ class Tour(QFrame):
         lay.addWidget(self.body)
         lay.addLayout(buttons)
         self.setFixedWidth(340)
+        # Escape closes the tour as Skip does, wherever the focus is in the window: the window sees the key once
+        # no widget claimed it (the search box, the list and the editor do not), before Edit › Find's Escape.
+        parent.installEventFilter(self)
         self.go(0)
 
     def go(self, index: int) -> None:
@@ -84,7 +88,17 @@ class Tour(QFrame):
             x, y = top_left.x() + (target.width() - w) // 2, top_left.y() + (target.height() - h) // 2
         self.move(max(margin, min(parent.width() - w - margin, x)), max(margin, min(parent.height() - h - margin, y)))
 
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if event.type() in (QEvent.Type.ShortcutOverride, QEvent.Type.KeyPress) and self.isVisible() and \
+                isinstance(event, QKeyEvent) and event.key() == Qt.Key.Key_Escape:
+            event.accept()  # an accepted override: the key is not Find's shortcut, it comes as a key press
+            if event.type() == QEvent.Type.KeyPress:
+                self.finish()
+            return True
+        return False
+
     def finish(self) -> None:
+        self.parentWidget().removeEventFilter(self)
         self.hide()
         self.finished.emit()
         self.deleteLater()
