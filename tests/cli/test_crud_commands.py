@@ -189,7 +189,7 @@ def test_a_port_out_of_range_is_a_usage_error(cli, command, port):
     assert r.code == 2 and f"--port: must be a port number from 1 to 65535 (got '{port}')" in r.err
 
 
-def test_merging_entities_no_memory_mentions_is_not_found_and_writes_nothing(cli, vault_dir):
+def test_merging_or_renaming_entities_no_memory_mentions_is_not_found_and_writes_nothing(cli, vault_dir):
     """`entity-merge a --into b` printed 'merged' and exited 0 for names no memory mentions."""
     assert cli("add", "We chose SQLite for the index", "-c", "decisions").code == 0
     r = cli("entity-merge", "nope", "--into", "nada")
@@ -198,6 +198,10 @@ def test_merging_entities_no_memory_mentions_is_not_found_and_writes_nothing(cli
                                      "[QUERY]` lists them.\n")
     r = cli("entity-merge", "nope", "--into", "nada", "--json")
     assert r.code == 1 and r.json["error"]["code"] == "NOT_FOUND"
+    assert not (vault_dir / "entities.yaml").exists()
+    r = cli("entity-rename", "nope", "other")  # renamed nothing, said 'renamed to other' and exited 0
+    assert r.code == 1 and r.err == ("memory-curator: No entity named 'nope' in this vault (no memory mentions "
+                                     "it): nothing was renamed. `memory-curator entities [QUERY]` lists them.\n")
     assert not (vault_dir / "entities.yaml").exists()
     # An alias declared ahead for a known entity is a merge, as before.
     r = cli("entity-merge", "the embedded database", "--into", "SQLite", "--json")

@@ -199,11 +199,13 @@ def test_entities_come_in_pages_in_the_order_of_the_whole_list_and_follow_change
     assert svc.graph.entities(limit=100, query="person0")[0].count == 2
 
 
-def test_a_merge_of_names_no_memory_mentions_is_not_found(svc):
+def test_a_merge_or_rename_of_names_no_memory_mentions_is_not_found(svc):
     svc.save("Gandros cast a spell.", title="Spell")
     with pytest.raises(EntityNotFound, match="'Gandalf' or 'Gandolf'"):
         svc.graph.merge(["Gandalf"], into="Gandolf")
     assert svc.graph.entity("Gandolf") is None and svc.graph.corrections.entities == {}
+    with pytest.raises(EntityNotFound, match="'Gandalf'"):
+        svc.graph.rename("Gandalf", "Gandolf")
     svc.graph.merge(["Gandalf"], into="Gandros")  # an alias declared ahead for a known entity
     assert svc.graph.entity("gandalf").name == "Gandros"
 

@@ -118,7 +118,11 @@ def _rename_args(p: argparse.ArgumentParser) -> None:
 
 @command("entity-rename", "show an entity under another name", _rename_args)
 def cmd_entity_rename(args, vault, config):
-    data = _run(args, vault, config, "entity_rename", {"name": args.name, "new_name": args.new_name})
+    try:
+        data = _run(args, vault, config, "entity_rename", {"name": args.name, "new_name": args.new_name})
+    except graph_calls.EntityNotFound as exc:
+        output.error(f"{exc} `memory-curator entities [QUERY]` lists them.", args.json, code=exc.code)
+        return EXIT_NOT_FOUND
     _emit(args, data, [f"renamed to {args.new_name}"])
 
 

@@ -107,7 +107,7 @@ OPERATIONS: tuple[Operation, ...] = (
               "rebuilds).", g.EntityMerge, g.Corrected, BASE_ERRORS + ("NOT_FOUND",), python="graph.merge",
               cli="entity-merge"),
     Operation("entity_rename", "Show an entity under another name.", g.EntityRename, g.Corrected,
-              python="graph.rename", cli="entity-rename"),
+              BASE_ERRORS + ("NOT_FOUND",), python="graph.rename", cli="entity-rename"),
     Operation("entity_hide", "Mark a name as not an entity (or take that back).", g.EntityHide, g.Corrected,
               python="graph.hide", cli="entity-hide"),
     Operation("link", "Link two memories by hand, or keep a link the graph found from showing.", g.Link,

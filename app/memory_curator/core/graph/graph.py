@@ -317,6 +317,9 @@ class EntityGraph:
     def rename(self, name: str, new_name: str) -> Entity | None:
         if not new_name or not new_name.strip():
             raise ValidationError("The new name is empty.", field="new_name")
+        if self.entity(name) is None:  # a mistyped name: nothing to rename, nothing written
+            raise EntityNotFound(f"No entity named {name!r} in this vault (no memory mentions it): nothing was "
+                                 "renamed.")
         self._change(lambda fix: fix.rename(name, new_name.strip()))
         return self.entity(new_name)
 
