@@ -97,3 +97,21 @@ def test_the_selection_slider_keeps_its_width_beside_a_long_result_line(harness,
         harness.qtbot.wait(50)
         assert w.selection_salience.slider.width() >= 80
     assert w.center_stack.width() <= browsing
+
+
+def test_the_result_line_ends_in_an_ellipsis_where_it_does_not_fit(harness, vault_dir, seeded):
+    """With a memory selected ('Salience of 1 selected' beside it) the line was clipped mid-word in a real 1280 px
+    window: '2 results for “database choice” (hybri'. It now ends in "…" and its tooltip holds the whole text."""
+    w = harness.open(vault_dir)
+    search(harness, "vector store sqlite fastapi deploy rule login bug session preferences", "keyword")
+    harness.qtbot.waitUntil(lambda: w.selection_label.text() == "Salience of 1 selected")
+    whole = w.list_label.text()
+    assert w.list_label.toolTip() == whole
+    w.resize(1000, 800)
+    harness.qtbot.wait(50)
+    shown = w.list_label.shown_text()
+    assert w.list_label.fontMetrics().horizontalAdvance(whole) > w.list_label.contentsRect().width()
+    assert shown.endswith("…") and whole.startswith(shown[:-1])
+    w.resize(1800, 800)
+    harness.qtbot.wait(50)
+    assert w.list_label.shown_text() == whole

@@ -37,6 +37,7 @@ from memory_curator.gui.models.roles import FilterRole
 from memory_curator.gui.settings import AppSettings
 from memory_curator.gui.widgets.command_palette import CommandPalette
 from memory_curator.gui.widgets.editor import MemoryEditor
+from memory_curator.gui.widgets.elided_label import ElidedLabel
 from memory_curator.gui.widgets.explanation import ExplanationPanel
 from memory_curator.gui.widgets.health import HealthPane
 from memory_curator.gui.widgets.inbox import InboxPane
@@ -107,7 +108,7 @@ class MainWindow(QMainWindow):
         self.center_stack = QStackedWidget()
         self.center_stack.addWidget(self.list_view)
         self.center_stack.addWidget(self.results_view)
-        self.list_label = QLabel()
+        self.list_label = ElidedLabel()
         self.selection_salience = SalienceControl()
         # The label holds the query, of any length: sized by its text it squeezed the selection's slider to a
         # 15 px stub and held the centre pane wide. It takes what is left; the slider keeps room to be dragged.
